@@ -1,0 +1,25 @@
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+const native = require('../binding.js');
+const pkg = require('../package.json');
+
+describe('native binding', () => {
+  it('loads the addon built from this crate', () => {
+    expect(native.engineVersion()).toBe(pkg.version);
+  });
+
+  it('rejects async work with a stable code and a remedy', async () => {
+    const error = await native.rejectWithCode('RESULT_PATH_NOT_FOUND').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).toMatchObject({ code: 'RESULT_PATH_NOT_FOUND', remedy: expect.stringContaining('test hook') });
+    expect((error as Error).message).toContain('Deliberate failure.');
+  });
+
+  it('turns a panic into a rejected promise, and the process lives on', async () => {
+    const error = await native.rejectWithCode('PANIC').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RESULT_HANDLES_INTERNAL' });
+    expect(native.engineVersion()).toBe(pkg.version);
+  });
+});

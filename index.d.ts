@@ -1,0 +1,2 @@
+export * from './dist/index';
+export { default } from './dist/index';

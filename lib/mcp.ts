@@ -1,0 +1,2 @@
+// ─── result-handles-native/mcp: adapter for the official MCP TypeScript SDK ─
+export {};

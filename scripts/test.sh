@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The README's test command (`npm test`): every Rust test, then every vitest spec against the built addon.
+# Installs what a fresh machine lacks: redis-server (apt, as root) and the npm dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v redis-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "[test] installing redis-server (the Redis suites start their own on a loopback port)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+  else
+    echo "[test] redis-server is missing: install it (apt-get install -y redis-server) and run again" >&2
+    exit 1
+  fi
+fi
+
+[ -d node_modules ] || npm ci --no-audit --no-fund
+
+# CI builds once and sets this for both Node versions; otherwise make sure the addon matches the sources
+# (a no-op build takes a few seconds).
+if [ -z "${RESULT_HANDLES_PREBUILT:-}" ]; then
+  npm run build
+fi
+
+echo "[test] node $(node --version), napi $(node -p process.versions.napi)"
+cargo test --target x86_64-unknown-linux-gnu
+npx vitest run

@@ -1,0 +1,82 @@
+//! Turns engine errors into JS errors that carry `code` and `remedy`, and keeps panics off the JS thread.
+
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use napi::bindgen_prelude::{JsObjectValue, JsValue, PromiseRaw, ToNapiValue};
+use napi::{Env, Error, Status};
+
+use crate::core::error::{CoreError, CoreResult};
+
+/// Builds a JS `Error` with `code` (stable string) and `remedy` properties.
+pub fn to_js_error(env: &Env, error: &CoreError) -> Error {
+  let build = || -> napi::Result<Error> {
+    let mut object = env.create_error(Error::new(Status::GenericFailure, error.full_message()))?;
+    object.set_named_property("code", error.code.as_str())?;
+    if let Some(remedy) = &error.remedy {
+      object.set_named_property("remedy", remedy.as_str())?;
+    }
+    Ok(Error::from(object.to_unknown()))
+  };
+  build().unwrap_or_else(|_| Error::new(Status::GenericFailure, error.full_message()))
+}
+
+fn panic_error() -> CoreError {
+  CoreError::internal(
+    "The native engine hit an internal fault; the server is unaffected. Please report this.",
+  )
+}
+
+/// Runs engine work on the JS thread, mapping errors and catching panics.
+#[allow(dead_code)] // until the first synchronous binding uses it
+pub fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> napi::Result<T> {
+  match catch_unwind(AssertUnwindSafe(work)) {
+    Ok(Ok(value)) => Ok(value),
+    Ok(Err(error)) => Err(to_js_error(env, &error)),
+    Err(_) => Err(to_js_error(env, &panic_error())),
+  }
+}
+
+/// Runs async engine work (store I/O) on the napi tokio runtime; rejects with a coded error.
+pub fn run_async<'env, T, V>(
+  env: &'env Env,
+  work: impl Future<Output = CoreResult<T>> + Send + 'static,
+  to_js: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
+) -> napi::Result<PromiseRaw<'env, V>>
+where
+  T: Send + 'static,
+  V: ToNapiValue,
+{
+  let guarded = async move {
+    // A panic inside `work` must reject this promise, not abort the process.
+    let outcome = tokio::spawn(work)
+      .await
+      .unwrap_or_else(|_| Err(panic_error()));
+    Ok::<CoreResult<T>, Error>(outcome)
+  };
+  env.spawn_future_with_callback(guarded, move |env, outcome| match outcome {
+    Ok(value) => to_js(env, value),
+    Err(error) => Err(to_js_error(env, &error)),
+  })
+}
+
+/// Runs CPU-bound engine work off the JS thread (tokio's blocking pool); rejects with a coded error.
+pub fn run_blocking<'env, T, V>(
+  env: &'env Env,
+  work: impl FnOnce() -> CoreResult<T> + Send + 'static,
+  to_js: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
+) -> napi::Result<PromiseRaw<'env, V>>
+where
+  T: Send + 'static,
+  V: ToNapiValue,
+{
+  run_async(
+    env,
+    async move {
+      tokio::task::spawn_blocking(work)
+        .await
+        .unwrap_or_else(|_| Err(panic_error()))
+    },
+    to_js,
+  )
+}

@@ -1,0 +1,10 @@
+//! The engine: no napi import anywhere below this module.
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod fit;
+pub mod fold;
+pub mod options;
+pub mod query;
+pub mod seal;
+pub mod store;
