@@ -1,1 +1,706 @@
-//! (in progress)
+//! Fit: the part of the fold decision that is about the answer itself, and the folded `CallToolResult`.
+//!
+//! Both hosts hand the engine the tool's `CallToolResult` as JSON text (what `JSON.stringify` prints). [`inspect`]
+//! reads only its envelope — `content` blocks, `structuredContent` as a raw slice, `isError`, `_meta` keys — and says
+//! either why the answer passes untouched or which part of it is the answer to fold. It never builds a tree of the
+//! answer: `structuredContent` stays a borrowed [`RawValue`], which is exactly the text `JSON.stringify` printed for
+//! that sub-value.
+//!
+//! Rules (every one must hold for a fold candidate):
+//! - not `isError: true`;
+//! - not already folded: `_meta["frontmcp/result-handle"]` absent (several plugin instances can see one call);
+//! - not a widget/UI answer: no `_meta` key (of the result, or of the tool definition) equal to `ui` or starting
+//!   with `ui/` or `openai/` (MCP Apps `_meta.ui`, FrontMCP `ui/html`, `ui/component`…, OpenAI Apps
+//!   `openai/outputTemplate`…);
+//! - `content` holds only `text` blocks (an image, audio, resource, resource link or unknown block passes);
+//! - with `structuredContent`: at most one text, and that text only repeats it — it equals the structuredContent's
+//!   JSON text, or it parses to JSON equal to it (object key order, whitespace and number spelling aside: `1.0`
+//!   equals `1`, as in JS). The answer is then the structuredContent;
+//! - without `structuredContent`: exactly one text, which is the answer.
+//!
+//! [`build_folded_result`] writes the folded `CallToolResult`: `structuredContent = {preview, shape, handle}`,
+//! `content[0]` = a text with that same JSON, `content[1]` = how to read the rest with `result_query`,
+//! `_meta["frontmcp/result-handle"] = {handle, bytes, ttlSeconds}`, the answer's other `_meta` entries and other
+//! top-level fields kept as they were.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+/// `_meta` key of a folded answer: `{ handle, bytes, ttlSeconds }`.
+pub const RESULT_HANDLE_META_KEY: &str = "frontmcp/result-handle";
+/// Name of the tool that reads a folded answer.
+pub const RESULT_QUERY_TOOL_NAME: &str = "result_query";
+
+/// Why an answer passes through untouched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PassReason {
+  /// The JSON is not an object with a `content` array of blocks (or a field has the wrong type).
+  NotACallToolResult,
+  /// `isError: true`.
+  IsError,
+  /// `_meta["frontmcp/result-handle"]` is present: another instance folded it already.
+  AlreadyFolded,
+  /// A widget/UI answer (result or tool `_meta` key `ui`, `ui/…` or `openai/…`).
+  UiAnswer,
+  /// A block other than `text` (image, audio, resource, resource link, unknown).
+  NonTextContent,
+  /// More than one text block.
+  SeveralTexts,
+  /// A text next to `structuredContent` that says something else than it.
+  TextDiffers,
+  /// Neither `structuredContent` nor a text.
+  NoAnswer,
+}
+
+impl PassReason {
+  /// A stable, kebab-case name for logs and tests.
+  pub const fn as_str(self) -> &'static str {
+    match self {
+      PassReason::NotACallToolResult => "not-a-call-tool-result",
+      PassReason::IsError => "is-error",
+      PassReason::AlreadyFolded => "already-folded",
+      PassReason::UiAnswer => "ui-answer",
+      PassReason::NonTextContent => "non-text-content",
+      PassReason::SeveralTexts => "several-texts",
+      PassReason::TextDiffers => "text-differs",
+      PassReason::NoAnswer => "no-answer",
+    }
+  }
+}
+
+/// The part of a `CallToolResult` to fold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer<'a> {
+  /// `structuredContent`, as the JSON text `JSON.stringify` printed for it.
+  Structured(&'a str),
+  /// The only text block (a JSON text is folded as the value it holds; any other text as a string).
+  Text(Cow<'a, str>),
+}
+
+/// What [`inspect`] decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict<'a> {
+  /// Send the answer untouched.
+  Pass(PassReason),
+  /// A fold candidate (size, caller and policy are decided elsewhere).
+  Candidate(Answer<'a>),
+}
+
+/// The parts of a `CallToolResult` a folded result keeps: its other top-level fields and other `_meta` entries,
+/// each as (key, raw JSON value text), in their original order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Envelope {
+  pub other_fields: Vec<(String, String)>,
+  pub meta: Vec<(String, String)>,
+}
+
+/// The verdict, and the envelope to build a folded result from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inspection<'a> {
+  pub verdict: Verdict<'a>,
+  pub envelope: Envelope,
+}
+
+/// Reads `result_json` (a `CallToolResult` as `JSON.stringify` printed it) and decides whether it is a fold
+/// candidate. `tool_meta_json` is the tool definition's `_meta` (an object, or absent), checked for UI keys too.
+pub fn inspect<'a>(result_json: &'a str, tool_meta_json: Option<&str>) -> Inspection<'a> {
+  match inspect_inner(result_json, tool_meta_json) {
+    Ok(inspection) => inspection,
+    Err(()) => Inspection {
+      verdict: Verdict::Pass(PassReason::NotACallToolResult),
+      envelope: Envelope::default(),
+    },
+  }
+}
+
+fn inspect_inner<'a>(
+  result_json: &'a str,
+  tool_meta_json: Option<&str>,
+) -> Result<Inspection<'a>, ()> {
+  let top: Entries<'a> = serde_json::from_str(result_json).map_err(|_| ())?;
+  let mut content: Option<&'a RawValue> = None;
+  let mut structured: Option<&'a RawValue> = None;
+  let mut is_error = false;
+  let mut meta: Vec<(Cow<'a, str>, &'a RawValue)> = Vec::new();
+  let mut other_fields = Vec::new();
+  for (key, value) in top.0 {
+    match key.as_ref() {
+      "content" => content = Some(value),
+      "structuredContent" => structured = (value.get() != "null").then_some(value),
+      "isError" => is_error = value.get() == "true",
+      "_meta" => {
+        meta = serde_json::from_str::<Entries<'a>>(value.get())
+          .map_err(|_| ())?
+          .0
+      }
+      _ => other_fields.push((key.into_owned(), value.get().to_string())),
+    }
+  }
+  let blocks: Vec<&'a RawValue> = match content {
+    Some(raw) => serde_json::from_str(raw.get()).map_err(|_| ())?,
+    None => return Err(()),
+  };
+
+  let tool_is_ui = match tool_meta_json {
+    Some(text) => serde_json::from_str::<Entries>(text)
+      .map(|entries| entries.0.iter().any(|(key, _)| is_ui_key(key)))
+      .unwrap_or(false),
+    None => false,
+  };
+  let envelope = Envelope {
+    other_fields,
+    meta: meta
+      .iter()
+      .filter(|(key, _)| key.as_ref() != RESULT_HANDLE_META_KEY)
+      .map(|(key, value)| (key.to_string(), value.get().to_string()))
+      .collect(),
+  };
+  let pass = |reason| {
+    Ok(Inspection {
+      verdict: Verdict::Pass(reason),
+      envelope: Envelope::default(),
+    })
+  };
+
+  if is_error {
+    return pass(PassReason::IsError);
+  }
+  if meta
+    .iter()
+    .any(|(key, _)| key.as_ref() == RESULT_HANDLE_META_KEY)
+  {
+    return pass(PassReason::AlreadyFolded);
+  }
+  if tool_is_ui || meta.iter().any(|(key, _)| is_ui_key(key)) {
+    return pass(PassReason::UiAnswer);
+  }
+
+  let mut texts: Vec<Cow<'a, str>> = Vec::new();
+  for raw in blocks {
+    let block: Block<'a> = serde_json::from_str(raw.get()).map_err(|_| ())?;
+    match (block.kind.as_deref(), block.text) {
+      (Some("text"), Some(text)) => texts.push(text),
+      (Some("text"), None) | (None, _) => return Err(()),
+      (Some(_), _) => return pass(PassReason::NonTextContent),
+    }
+  }
+  if texts.len() > 1 {
+    return pass(PassReason::SeveralTexts);
+  }
+
+  let answer = match (structured, texts.pop()) {
+    (Some(structured), None) => Answer::Structured(structured.get()),
+    (Some(structured), Some(text)) => {
+      if !repeats(&text, structured.get()) {
+        return pass(PassReason::TextDiffers);
+      }
+      Answer::Structured(structured.get())
+    }
+    (None, Some(text)) => Answer::Text(text),
+    (None, None) => return pass(PassReason::NoAnswer),
+  };
+  Ok(Inspection {
+    verdict: Verdict::Candidate(answer),
+    envelope,
+  })
+}
+
+/// A `_meta` key that marks a widget/UI answer or tool.
+pub fn is_ui_key(key: &str) -> bool {
+  key == "ui" || key.starts_with("ui/") || key.starts_with("openai/")
+}
+
+/// Whether `text` only repeats `structured_json`: the same text, or JSON equal to it.
+fn repeats(text: &str, structured_json: &str) -> bool {
+  if text == structured_json {
+    return true;
+  }
+  let trimmed = text.trim_start();
+  if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+    return false;
+  }
+  match (
+    serde_json::from_str::<Value>(text),
+    serde_json::from_str::<Value>(structured_json),
+  ) {
+    (Ok(a), Ok(b)) => json_equal(&a, &b),
+    _ => false,
+  }
+}
+
+/// JSON equality as JS sees parsed values: object key order ignored, numbers compared by value.
+fn json_equal(a: &Value, b: &Value) -> bool {
+  match (a, b) {
+    (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+      (Some(i), Some(j)) => i == j,
+      _ => x.as_f64() == y.as_f64(),
+    },
+    (Value::Array(x), Value::Array(y)) => {
+      x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
+    }
+    (Value::Object(x), Value::Object(y)) => {
+      x.len() == y.len()
+        && x
+          .iter()
+          .all(|(key, p)| y.get(key).is_some_and(|q| json_equal(p, q)))
+    }
+    _ => a == b,
+  }
+}
+
+/// The numbers a folded result reports in `_meta["frontmcp/result-handle"]` and its guide text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FoldFacts<'a> {
+  /// The handle (a UUID).
+  pub handle: &'a str,
+  /// Byte length of the answer's JSON.
+  pub bytes: u64,
+  /// How long the store keeps it.
+  pub ttl_seconds: u64,
+}
+
+/// Builds the folded `CallToolResult` JSON. `folded_json` is `{"preview":…,"shape":…,"handle":…}` as the fold
+/// engine serialized it; `shape_json` is its `shape` (used to pick a useful example path).
+pub fn build_folded_result(
+  envelope: &Envelope,
+  folded_json: &str,
+  shape_json: &str,
+  facts: FoldFacts,
+) -> String {
+  let mut out = String::with_capacity(folded_json.len() * 2 + 512);
+  out.push_str(r#"{"content":[{"type":"text","text":"#);
+  out.push_str(&json_string(folded_json));
+  out.push_str(r#"},{"type":"text","text":"#);
+  out.push_str(&json_string(&guide_text(shape_json, facts)));
+  out.push_str(r#"}],"structuredContent":"#);
+  out.push_str(folded_json);
+  for (key, value) in &envelope.other_fields {
+    out.push(',');
+    out.push_str(&json_string(key));
+    out.push(':');
+    out.push_str(value);
+  }
+  out.push_str(r#","_meta":{"#);
+  for (key, value) in &envelope.meta {
+    out.push_str(&json_string(key));
+    out.push(':');
+    out.push_str(value);
+    out.push(',');
+  }
+  out.push_str(&json_string(RESULT_HANDLE_META_KEY));
+  out.push_str(r#":{"handle":"#);
+  out.push_str(&json_string(facts.handle));
+  out.push_str(&format!(
+    r#","bytes":{},"ttlSeconds":{}}}}}}}"#,
+    facts.bytes, facts.ttl_seconds
+  ));
+  out
+}
+
+/// The second text of a folded result: what happened, and one example call of `result_query`.
+pub fn guide_text(shape_json: &str, facts: FoldFacts) -> String {
+  let example = example_call(shape_json, facts.handle);
+  format!(
+    "This answer is {bytes} bytes, too large to show whole: above are a preview and its shape. The full answer is \
+     kept for {ttl} seconds under handle {handle}. Read any part of it with the `{tool}` tool: pass the handle and a \
+     path from the shape (dot path like orders.2.id, JSON pointer like /orders/2/id, or JSONPath like $.orders[2].id); \
+     page through lists and long strings with offset and limit (or page), and keep only some keys with fields. \
+     Example: {tool} {example}",
+    bytes = facts.bytes,
+    ttl = facts.ttl_seconds,
+    handle = facts.handle,
+    tool = RESULT_QUERY_TOOL_NAME,
+  )
+}
+
+/// Example `result_query` arguments: the first list under the root object, else the first key, else the root.
+fn example_call(shape_json: &str, handle: &str) -> String {
+  let shape: Value = serde_json::from_str(shape_json).unwrap_or(Value::Null);
+  let type_of = |value: &Value| {
+    value
+      .get("type")
+      .and_then(Value::as_str)
+      .map(str::to_string)
+  };
+  let mut args = serde_json::Map::new();
+  args.insert("handle".into(), Value::String(handle.to_string()));
+  match type_of(&shape).as_deref() {
+    Some("object") => {
+      let keys = shape.get("keys").and_then(Value::as_object);
+      let pick = keys.and_then(|keys| {
+        keys
+          .iter()
+          .find(|(_, sub)| type_of(sub).as_deref() == Some("array"))
+          .map(|(key, _)| (key.clone(), true))
+          .or_else(|| keys.keys().next().map(|key| (key.clone(), false)))
+      });
+      match pick {
+        Some((key, is_list)) => {
+          args.insert("path".into(), Value::String(member_path(&key)));
+          if is_list {
+            args.insert("limit".into(), Value::from(20));
+          }
+        }
+        None => {
+          args.insert("path".into(), Value::String("$".into()));
+        }
+      }
+    }
+    Some("array") => {
+      args.insert("path".into(), Value::String("$".into()));
+      args.insert("limit".into(), Value::from(20));
+    }
+    Some("string") => {
+      args.insert("path".into(), Value::String("$".into()));
+      args.insert("offset".into(), Value::from(0));
+      args.insert("limit".into(), Value::from(2000));
+    }
+    _ => {
+      args.insert("path".into(), Value::String("$".into()));
+    }
+  }
+  Value::Object(args).to_string()
+}
+
+/// `$.key` when the key is a JSONPath member-name shorthand, else `$['key']` (RFC 9535 §2.5.1.1 escapes).
+fn member_path(key: &str) -> String {
+  let mut chars = key.chars();
+  let shorthand = chars
+    .next()
+    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || !c.is_ascii())
+    && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii());
+  if shorthand {
+    return format!("$.{key}");
+  }
+  let mut out = String::from("$['");
+  for c in key.chars() {
+    match c {
+      '\'' => out.push_str("\\'"),
+      '\\' => out.push_str("\\\\"),
+      c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+      c => out.push(c),
+    }
+  }
+  out.push_str("']");
+  out
+}
+
+fn json_string(text: &str) -> String {
+  // Serializing a &str cannot fail.
+  serde_json::to_string(text).unwrap_or_else(|_| String::from("\"\""))
+}
+
+// ─── borrowed readers ──────────────────────────────────────────────────────────────────────────────────────────────
+
+/// An object's entries in order, values left as raw JSON slices. Refuses duplicate keys (JS would keep the last,
+/// and we would rather pass such an answer untouched than guess).
+struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Entries<'de> {
+  fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    struct EntriesVisitor;
+    impl<'de> Visitor<'de> for EntriesVisitor {
+      type Value = Entries<'de>;
+      fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+      }
+      fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut entries: Vec<(Cow<'de, str>, &'de RawValue)> = Vec::new();
+        while let Some(key) = map.next_key::<CowStr<'de>>()? {
+          if entries.iter().any(|(seen, _)| *seen == key.0) {
+            return Err(de::Error::custom("duplicate key"));
+          }
+          let value: &'de RawValue = map.next_value()?;
+          entries.push((key.0, value));
+        }
+        Ok(Entries(entries))
+      }
+    }
+    deserializer.deserialize_map(EntriesVisitor)
+  }
+}
+
+/// A string that borrows when it has no escapes.
+struct CowStr<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for CowStr<'de> {
+  fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    Cow::<'de, str>::deserialize(deserializer).map(CowStr)
+  }
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+  #[serde(rename = "type", borrow, default)]
+  kind: Option<Cow<'a, str>>,
+  #[serde(borrow, default)]
+  text: Option<Cow<'a, str>>,
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn verdict(json: &str) -> Verdict<'_> {
+    inspect(json, None).verdict
+  }
+
+  fn passes(json: &str, reason: PassReason) {
+    assert_eq!(verdict(json), Verdict::Pass(reason), "{json}");
+  }
+
+  #[test]
+  fn a_single_text_is_the_answer() {
+    let json = r#"{"content":[{"type":"text","text":"{\"a\":1}"}]}"#;
+    assert_eq!(
+      verdict(json),
+      Verdict::Candidate(Answer::Text(Cow::Borrowed("{\"a\":1}")))
+    );
+    let plain = r#"{"content":[{"type":"text","text":"hello"}]}"#;
+    assert_eq!(
+      verdict(plain),
+      Verdict::Candidate(Answer::Text(Cow::Borrowed("hello")))
+    );
+  }
+
+  #[test]
+  fn structured_content_alone_is_the_answer_as_its_raw_slice() {
+    let json = r#"{"content":[],"structuredContent":{"b":[1,2.5,"é"],"a":null}}"#;
+    assert_eq!(
+      verdict(json),
+      Verdict::Candidate(Answer::Structured(r#"{"b":[1,2.5,"é"],"a":null}"#))
+    );
+  }
+
+  #[test]
+  fn a_text_that_repeats_structured_content_is_accepted() {
+    // The same text.
+    let same =
+      r#"{"content":[{"type":"text","text":"{\"a\":[1,2]}"}],"structuredContent":{"a":[1,2]}}"#;
+    assert_eq!(
+      verdict(same),
+      Verdict::Candidate(Answer::Structured(r#"{"a":[1,2]}"#))
+    );
+    // Pretty-printed, keys reordered, numbers spelled differently: equal JSON.
+    let pretty = r#"{"content":[{"type":"text","text":"{\n  \"b\": 1.0,\n  \"a\": [1, 2e0]\n}"}],"structuredContent":{"a":[1,2],"b":1}}"#;
+    assert_eq!(
+      verdict(pretty),
+      Verdict::Candidate(Answer::Structured(r#"{"a":[1,2],"b":1}"#))
+    );
+  }
+
+  #[test]
+  fn a_text_that_says_something_else_passes() {
+    passes(
+      r#"{"content":[{"type":"text","text":"Found 2 orders"}],"structuredContent":{"a":[1,2]}}"#,
+      PassReason::TextDiffers,
+    );
+    passes(
+      r#"{"content":[{"type":"text","text":"{\"a\":[1,3]}"}],"structuredContent":{"a":[1,2]}}"#,
+      PassReason::TextDiffers,
+    );
+    passes(
+      r#"{"content":[{"type":"text","text":"{\"a\":[1,2],\"b\":0}"}],"structuredContent":{"a":[1,2]}}"#,
+      PassReason::TextDiffers,
+    );
+  }
+
+  #[test]
+  fn other_blocks_several_texts_errors_and_empty_answers_pass() {
+    passes(
+      r#"{"content":[{"type":"image","data":"AAAA","mimeType":"image/png"}]}"#,
+      PassReason::NonTextContent,
+    );
+    passes(
+      r#"{"content":[{"type":"text","text":"x"},{"type":"audio","data":"AA","mimeType":"audio/wav"}]}"#,
+      PassReason::NonTextContent,
+    );
+    passes(
+      r#"{"content":[{"type":"resource","resource":{"uri":"a://b","text":"x"}}]}"#,
+      PassReason::NonTextContent,
+    );
+    passes(
+      r#"{"content":[{"type":"resource_link","uri":"a://b","name":"b"}]}"#,
+      PassReason::NonTextContent,
+    );
+    passes(
+      r#"{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}"#,
+      PassReason::SeveralTexts,
+    );
+    passes(
+      r#"{"content":[{"type":"text","text":"boom"}],"isError":true}"#,
+      PassReason::IsError,
+    );
+    passes(r#"{"content":[]}"#, PassReason::NoAnswer);
+    passes(
+      r#"{"content":[],"structuredContent":null}"#,
+      PassReason::NoAnswer,
+    );
+  }
+
+  #[test]
+  fn is_error_false_does_not_pass() {
+    let json = r#"{"content":[{"type":"text","text":"x"}],"isError":false}"#;
+    assert!(matches!(verdict(json), Verdict::Candidate(_)));
+  }
+
+  #[test]
+  fn malformed_results_pass() {
+    for json in [
+      "",
+      "[]",
+      "{}",
+      r#"{"content":{}}"#,
+      r#"{"content":[{"text":"no type"}]}"#,
+      r#"{"content":[{"type":"text"}]}"#,
+      r#"{"content":[{"type":"text","text":7}]}"#,
+      r#"{"content":[],"_meta":[]}"#,
+      r#"{"content":[],"content":[]}"#,
+      r#"{"content":[{"type":"text","text":"x"}]"#,
+    ] {
+      passes(json, PassReason::NotACallToolResult);
+    }
+  }
+
+  #[test]
+  fn ui_answers_and_ui_tools_pass() {
+    for key in ["ui", "ui/html", "ui/component", "openai/outputTemplate"] {
+      let json = format!(r#"{{"content":[{{"type":"text","text":"x"}}],"_meta":{{"{key}":"v"}}}}"#);
+      passes(&json, PassReason::UiAnswer);
+    }
+    let plain = r#"{"content":[{"type":"text","text":"x"}],"_meta":{"uix":1,"openaiX":2}}"#;
+    assert!(matches!(verdict(plain), Verdict::Candidate(_)));
+    let tool_meta = r#"{"ui":{"resourceUri":"ui://widget"}}"#;
+    let json = r#"{"content":[{"type":"text","text":"x"}]}"#;
+    assert_eq!(
+      inspect(json, Some(tool_meta)).verdict,
+      Verdict::Pass(PassReason::UiAnswer)
+    );
+    assert!(matches!(
+      inspect(json, Some(r#"{"x":1}"#)).verdict,
+      Verdict::Candidate(_)
+    ));
+  }
+
+  #[test]
+  fn an_already_folded_answer_is_never_folded_again() {
+    let json = r#"{"content":[{"type":"text","text":"{}"}],"structuredContent":{},"_meta":{"frontmcp/result-handle":{"handle":"h","bytes":1,"ttlSeconds":1}}}"#;
+    passes(json, PassReason::AlreadyFolded);
+  }
+
+  #[test]
+  fn the_envelope_keeps_other_meta_and_fields_in_order() {
+    let json = r#"{"content":[{"type":"text","text":"x"}],"task":{"id":"t"},"_meta":{"z":1,"a\"b":{"c":[1]}}}"#;
+    let inspection = inspect(json, None);
+    assert_eq!(
+      inspection.envelope,
+      Envelope {
+        other_fields: vec![("task".into(), r#"{"id":"t"}"#.into())],
+        meta: vec![
+          ("z".into(), "1".into()),
+          ("a\"b".into(), r#"{"c":[1]}"#.into())
+        ],
+      }
+    );
+  }
+
+  #[test]
+  fn the_folded_result_has_the_documented_form() {
+    let json =
+      r#"{"content":[{"type":"text","text":"x"}],"task":{"id":"t"},"_meta":{"trace":"abc"}}"#;
+    let inspection = inspect(json, None);
+    let folded = r#"{"preview":{"orders":[{"id":0}]},"shape":{"type":"object","keys":{"total":{"type":"number"},"orders":{"type":"array","length":500,"items":{"type":"object","keys":{}}}}},"handle":"0b6c3f0e-8a7e-4f55-9f0e-2b3c4d5e6f70"}"#;
+    let shape = r#"{"type":"object","keys":{"total":{"type":"number"},"orders":{"type":"array","length":500,"items":{"type":"object","keys":{}}}}}"#;
+    let facts = FoldFacts {
+      handle: "0b6c3f0e-8a7e-4f55-9f0e-2b3c4d5e6f70",
+      bytes: 20_000,
+      ttl_seconds: 600,
+    };
+    let built = build_folded_result(&inspection.envelope, folded, shape, facts);
+    let value: Value = serde_json::from_str(&built).expect("valid JSON");
+    assert_eq!(
+      value["structuredContent"],
+      serde_json::from_str::<Value>(folded).unwrap()
+    );
+    assert_eq!(
+      value["content"][0],
+      serde_json::json!({"type": "text", "text": folded})
+    );
+    let guide = value["content"][1]["text"].as_str().unwrap();
+    assert!(guide.contains("result_query"));
+    assert!(guide.contains(facts.handle));
+    assert!(guide.contains(
+      r#"{"handle":"0b6c3f0e-8a7e-4f55-9f0e-2b3c4d5e6f70","path":"$.orders","limit":20}"#
+    ));
+    assert_eq!(value["content"].as_array().unwrap().len(), 2);
+    assert_eq!(value["task"], serde_json::json!({"id": "t"}));
+    assert_eq!(
+      value["_meta"],
+      serde_json::json!({"trace": "abc", "frontmcp/result-handle": {"handle": facts.handle, "bytes": 20000, "ttlSeconds": 600}})
+    );
+    // Key order: the kept _meta entries first, then ours.
+    let meta_keys: Vec<&String> = value["_meta"].as_object().unwrap().keys().collect();
+    assert_eq!(meta_keys, ["trace", RESULT_HANDLE_META_KEY]);
+    // Once folded, the result passes untouched.
+    assert_eq!(
+      inspect(&built, None).verdict,
+      Verdict::Pass(PassReason::AlreadyFolded)
+    );
+  }
+
+  #[test]
+  fn example_calls_follow_the_shape() {
+    let h = "h";
+    assert_eq!(
+      example_call(r#"{"type":"object","keys":{"n":{"type":"number"}}}"#, h),
+      r#"{"handle":"h","path":"$.n"}"#
+    );
+    assert_eq!(
+      example_call(r#"{"type":"object","keys":{"a.b c":{"type":"array"}}}"#, h),
+      r#"{"handle":"h","path":"$['a.b c']","limit":20}"#
+    );
+    assert_eq!(
+      example_call(r#"{"type":"object","keys":{"it's":{"type":"null"}}}"#, h),
+      r#"{"handle":"h","path":"$['it\\'s']"}"#
+    );
+    assert_eq!(
+      example_call(r#"{"type":"array","length":9}"#, h),
+      r#"{"handle":"h","path":"$","limit":20}"#
+    );
+    assert_eq!(
+      example_call(r#"{"type":"string","length":9}"#, h),
+      r#"{"handle":"h","path":"$","offset":0,"limit":2000}"#
+    );
+    assert_eq!(example_call("not json", h), r#"{"handle":"h","path":"$"}"#);
+    assert_eq!(
+      example_call(r#"{"type":"object","keys":{}}"#, h),
+      r#"{"handle":"h","path":"$"}"#
+    );
+  }
+
+  #[test]
+  fn deep_answers_are_read_without_recursion() {
+    let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    let json = format!(r#"{{"content":[],"structuredContent":{{"d":{deep}}}}}"#);
+    assert!(matches!(
+      verdict(&json),
+      Verdict::Candidate(Answer::Structured(_))
+    ));
+  }
+
+  #[test]
+  fn member_paths_escape_what_shorthand_cannot_say() {
+    assert_eq!(member_path("orders"), "$.orders");
+    assert_eq!(member_path("_x9"), "$._x9");
+    assert_eq!(member_path("é"), "$.é");
+    assert_eq!(member_path("9a"), "$['9a']");
+    assert_eq!(member_path(""), "$['']");
+    assert_eq!(member_path("a\\b"), "$['a\\\\b']");
+    assert_eq!(member_path("a\nb"), "$['a\\u000ab']");
+  }
+}
