@@ -1,0 +1,91 @@
+// ─── The FrontMCP glue's runtime: one per plugin instance, one in use per scope ─
+import { consoleLogger, type ResultHandlesLogger } from './logger';
+import { type Owner, nonEmpty, ownerOf } from './owner';
+import { ResultHandlesCore } from './result-handles.core';
+import { engineOpener, prepareOptions, type PreparedOptions, type ResultHandlesOptions } from './engine';
+
+/**
+ * The plugin's resolved options as `ResultHandlesConfigToken` provides them (the secret is never exposed, nor the
+ * storage's credentials: only its type).
+ */
+export interface ResultHandlesConfig {
+  thresholdBytes: number;
+  ttlSeconds: number;
+  preview: { items: number; chars: number };
+  namespace: string;
+  storage: { type: string };
+}
+
+/** Options, engine and store of one `ResultHandlesPlugin.init(options)`. */
+export class PluginRuntime {
+  readonly prepared: PreparedOptions;
+  readonly core: ResultHandlesCore;
+  private logger: ResultHandlesLogger | undefined;
+
+  constructor(options: ResultHandlesOptions) {
+    this.prepared = prepareOptions(options, { browserAware: true });
+    const sink: ResultHandlesLogger = { warn: (message) => (this.logger ?? consoleLogger).warn(message) };
+    this.core = new ResultHandlesCore(engineOpener(this.prepared), { foldPolicy: this.prepared.foldPolicy }, sink);
+  }
+
+  /** Sends warnings to the host's logger from now on (the first logger offered wins). */
+  useLogger(logger: unknown): void {
+    if (this.logger) return;
+    const candidate = logger as { warn?: unknown } | undefined;
+    if (candidate && typeof candidate.warn === 'function') {
+      this.logger = {
+        warn: (message) => (candidate.warn as (m: string) => void).call(candidate, `[result-handles] ${message}`),
+      };
+    }
+  }
+
+  /** What `ResultHandlesConfigToken` provides. */
+  config(): ResultHandlesConfig {
+    const resolved = this.prepared.resolved;
+    return {
+      thresholdBytes: resolved.thresholdBytes,
+      ttlSeconds: resolved.ttlSeconds,
+      preview: { ...resolved.preview },
+      namespace: resolved.namespace,
+      storage: { type: this.prepared.storageType },
+    };
+  }
+}
+
+// ─── one runtime per scope ──────────────────────────────────────────────────
+
+const runtimesByScope = new WeakMap<object, PluginRuntime>();
+
+/**
+ * The runtime every instance in `scope` uses: the first one seen there. Several apps of one scope each get their own
+ * plugin instance, all of whose hooks fire for every call, while `result_query` resolves to the first app's tool;
+ * sharing one runtime (one store) per scope makes every app's handles readable through that one tool.
+ */
+export function runtimeForScope(scope: unknown, mine: PluginRuntime): PluginRuntime {
+  if (typeof scope !== 'object' || scope === null) return mine;
+  let runtime = runtimesByScope.get(scope);
+  if (!runtime) {
+    runtime = mine;
+    runtimesByScope.set(scope, runtime);
+  }
+  return runtime;
+}
+
+// ─── owner mapping (FrontMCP 1.5.x) ─────────────────────────────────────────
+
+/** Session ids that name no durable session: stateless HTTP and per-call anonymous contexts. */
+function durableSession(sessionId: unknown): string | undefined {
+  const session = nonEmpty(sessionId);
+  if (session === undefined || session === '__stateless__' || session.startsWith('anon:')) return undefined;
+  return session;
+}
+
+/**
+ * The caller of a FrontMCP call: session = `state.authInfo.sessionId` (verified by the SDK's session layer),
+ * subject = `state.authInfo.user.sub` unless anonymous (`anon:…`).
+ */
+export function frontMcpOwner(authInfo: unknown): Owner | undefined {
+  const info = authInfo as { sessionId?: unknown; user?: { sub?: unknown } } | undefined;
+  const sub = nonEmpty(info?.user?.sub);
+  return ownerOf(durableSession(info?.sessionId), sub !== undefined && !sub.startsWith('anon:') ? sub : undefined);
+}

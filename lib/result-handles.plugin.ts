@@ -1,0 +1,227 @@
+// ─── ResultHandlesPlugin: the FrontMCP drop-in ────────────────────────────────
+//
+// Hooks the `tools:call-tool` flow (FrontMCP 1.5.x):
+// - Will('parseInput'): counts tool calls in progress in the request's FrontMcpContext, so that a call made by
+//   another tool (CodeCall and other unmarked callers) is known to be nested;
+// - Will('execute'): records the owner of each result_query call (the tool's own auth info lacks it over HTTP);
+// - Will('fitAnswer') where the SDK has that stage, else Will('finalize'): folds the answer. It runs after
+//   applyUI and before the finalize body, on every success path (cache hits too); it replaces
+//   `state.rawOutput` with a full CallToolResult, which the finalize body passes through as is.
+import { foldStage, type FrontMcpSdk, loadFrontMcpSdk, missingSdkError } from './core/frontmcp-sdk';
+import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './core/admission';
+import { frontMcpOwner, PluginRuntime, runtimeForScope } from './core/plugin-runtime';
+import { type Admission, type FoldedAnswer } from './core/result-handles.core';
+import { type ResultHandlesOptions } from './core/engine';
+import { ResultHandlesConfigToken, ResultHandlesRuntimeToken, ResultHandleStoreToken } from './result-handles.symbols';
+import { queryOwners, ResultQueryTool } from './tools/result-query.tool';
+
+/** FrontMcpContext key of the number of tool calls in progress in one request. */
+const DEPTH_KEY = 'result-handles:call-depth';
+
+/** Lowest priority runs first (FrontMCP sorts hooks ascending). */
+const FIRST = -1_000_000;
+/** The fold runs after every other Will hook of its stage, so it folds what they leave. */
+const LAST = 1_000_000;
+
+const SCHEMA_ADVICE =
+  'Declare preview, shape and handle in the output schema (for example with .extend(foldedAnswerSchema.partial().shape) and optional original keys), or leave this tool out with foldPolicy.';
+
+/** Whether a flow runs inside another tool call (recorded once per flow, however many instances hook it). */
+const nestedFlows = new WeakMap<object, boolean>();
+/** Flows whose depth count this glue raised and has not yet lowered. */
+const countedFlows = new WeakSet<object>();
+
+interface FlowContextLike {
+  state: Record<string, unknown>;
+  rawInput?: { request?: unknown; ctx?: { internalCall?: unknown; _skipUI?: unknown } };
+  scope?: unknown;
+  logger?: unknown;
+  tryGetContext?: () => { get(key: string): unknown; set(key: string, value: unknown): void } | undefined;
+}
+
+interface ToolEntryLike {
+  name: string;
+  fullName: string;
+  metadata?: { ui?: unknown };
+  outputSchema?: unknown;
+  rawOutputSchema?: unknown;
+  safeParseOutput(raw: unknown): { success: boolean; data?: unknown };
+}
+
+function requestContext(flowCtx: FlowContextLike) {
+  try {
+    const context = flowCtx.tryGetContext?.();
+    return context && typeof context.get === 'function' && typeof context.set === 'function' ? context : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRawShape(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.keys(value).length > 0 &&
+    Object.values(value).every(isZodSchema)
+  );
+}
+
+/** Whether the tool's output schema admits `{ preview, shape, handle }` (see docs/hosts.md). */
+async function frontMcpAdmits(tool: ToolEntryLike, folded: FoldedAnswer): Promise<Admission> {
+  if (typeof tool.rawOutputSchema === 'object' && tool.rawOutputSchema !== null) {
+    return jsonSchemaAdmits(tool.rawOutputSchema, folded, SCHEMA_ADVICE); // OpenAPI / remote tools
+  }
+  const descriptor = tool.outputSchema;
+  if (isZodSchema(descriptor)) return zodAdmits(descriptor, folded, SCHEMA_ADVICE);
+  if (isRawShape(descriptor)) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { z } = require('zod') as typeof import('zod');
+    return zodAdmits(z.object(descriptor as Record<string, import('zod').ZodType>), folded, SCHEMA_ADVICE);
+  }
+  return true; // no schema, or a literal one ('string', 'image'…) that lists no JSON Schema
+}
+
+/** Options accepted by `ResultHandlesPlugin.init` (the plugin options; see docs). */
+export type ResultHandlesPluginOptions = ResultHandlesOptions;
+
+/** The plugin class as this package exports it. */
+export interface ResultHandlesPluginClass {
+  /** Validates the options at once and returns the plugin record to list in `plugins`. */
+  init(options?: ResultHandlesPluginOptions): unknown;
+  new (options?: ResultHandlesPluginOptions): object;
+}
+
+const runtimesByOptions = new WeakMap<object, PluginRuntime>();
+
+/** One runtime per `init(options)` call: `dynamicProviders(opts)` and `new Plugin(opts)` get the same object. */
+function runtimeFor(options: ResultHandlesPluginOptions): PluginRuntime {
+  let runtime = runtimesByOptions.get(options);
+  if (!runtime) {
+    runtime = new PluginRuntime(options);
+    runtimesByOptions.set(options, runtime);
+  }
+  return runtime;
+}
+
+function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
+  const stage = foldStage(sdk);
+  const Base = sdk.DynamicPlugin as unknown as {
+    new (...args: unknown[]): object;
+    init(options: unknown): unknown;
+  };
+
+  /**
+   * Keeps large tool answers out of the model's context: an answer over `thresholdBytes` is sealed in the store,
+   * bound to its caller, and replaced by `{ preview, shape, handle }`; `result_query` reads the rest.
+   *
+   * @example
+   * ```ts
+   * @FrontMcp({ plugins: [ResultHandlesPlugin.init({ thresholdBytes: 16_384, storage: { type: 'redis', redis: { url } } })] })
+   * class Server {}
+   * ```
+   */
+  @sdk.Plugin({
+    name: 'result-handles',
+    description: 'Keeps large tool answers out of the model context and serves them in parts through result_query',
+    tools: [ResultQueryTool],
+  })
+  class ResultHandlesPlugin extends Base {
+    static dynamicProviders = (options: ResultHandlesPluginOptions = {}) => {
+      const runtime = runtimeFor(options);
+      return [
+        { name: 'result-handles:config', provide: ResultHandlesConfigToken, useValue: runtime.config() },
+        { name: 'result-handles:runtime', provide: ResultHandlesRuntimeToken, useValue: runtime },
+        {
+          name: 'result-handles:store',
+          provide: ResultHandleStoreToken,
+          inject: () => [] as const,
+          useFactory: () => runtime.store(),
+        },
+      ];
+    };
+
+    static override init(options: ResultHandlesPluginOptions = {}): unknown {
+      runtimeFor(options); // validates now: invalid options throw ResultHandlesConfigurationError
+      return super.init(options);
+    }
+
+    readonly runtime: PluginRuntime;
+
+    constructor(options: ResultHandlesPluginOptions = {}) {
+      super();
+      this.runtime = runtimeFor(options);
+    }
+
+    @sdk.ToolHook.Will('parseInput', { priority: FIRST })
+    async enterCall(flowCtx: FlowContextLike): Promise<void> {
+      if (nestedFlows.has(flowCtx)) return;
+      const context = requestContext(flowCtx);
+      const depth = Number(context?.get(DEPTH_KEY) ?? 0) || 0;
+      nestedFlows.set(flowCtx, depth > 0);
+      if (context) {
+        context.set(DEPTH_KEY, depth + 1);
+        countedFlows.add(flowCtx);
+      }
+    }
+
+    @sdk.ToolHook.Will('execute', { priority: FIRST })
+    async recordQueryOwner(flowCtx: FlowContextLike): Promise<void> {
+      const toolContext = flowCtx.state.toolContext;
+      if (toolContext instanceof ResultQueryTool) queryOwners.set(toolContext, frontMcpOwner(flowCtx.state.authInfo));
+    }
+
+    @sdk.ToolHook.Will(stage, { priority: LAST })
+    async fitAnswer(flowCtx: FlowContextLike): Promise<void> {
+      if (countedFlows.has(flowCtx)) {
+        countedFlows.delete(flowCtx);
+        const context = requestContext(flowCtx);
+        if (context) context.set(DEPTH_KEY, Math.max(0, (Number(context.get(DEPTH_KEY)) || 1) - 1));
+      }
+      const state = flowCtx.state;
+      const raw = state.rawOutput;
+      const tool = state.tool as ToolEntryLike | undefined;
+      if (raw === undefined || !tool || typeof tool.safeParseOutput !== 'function') return; // the tool failed
+      if (state.toolContext instanceof ResultQueryTool) return; // never fold result_query's own answers
+      if (tool.metadata?.ui) return; // UI tools: finalize rebuilds their content from the unfolded value
+      const marks = flowCtx.rawInput?.ctx;
+      if (marks?.internalCall === true || marks?._skipUI === true || nestedFlows.get(flowCtx) === true) return;
+      const owner = frontMcpOwner(state.authInfo);
+      if (!owner) return; // stateless anonymous call
+
+      const parsed = tool.safeParseOutput(raw);
+      if (!parsed.success) return; // the finalize body reports it
+      const runtime = runtimeForScope(flowCtx.scope, this.runtime);
+      runtime.useLogger(flowCtx.logger);
+      const fitted = await runtime.core.fit(parsed.data, {
+        toolName: tool.name,
+        fullName: tool.fullName,
+        request: flowCtx.rawInput?.request,
+        owner,
+        admits: (folded) => frontMcpAdmits(tool, folded),
+      });
+      if (fitted !== parsed.data) state.rawOutput = fitted;
+    }
+  }
+  return ResultHandlesPlugin as unknown as ResultHandlesPluginClass;
+}
+
+/** Stand-in exported when `@frontmcp/sdk` is not installed: `init()` says what to install. */
+class ResultHandlesPluginWithoutSdk {
+  static init(): never {
+    throw missingSdkError();
+  }
+
+  constructor() {
+    throw missingSdkError();
+  }
+}
+
+const sdk = loadFrontMcpSdk();
+
+/** The FrontMCP plugin: `ResultHandlesPlugin.init(options)` in `@FrontMcp({ plugins })` or `@App({ plugins })`. */
+export const ResultHandlesPlugin: ResultHandlesPluginClass = sdk
+  ? definePlugin(sdk)
+  : (ResultHandlesPluginWithoutSdk as unknown as ResultHandlesPluginClass);
+
+export default ResultHandlesPlugin;
