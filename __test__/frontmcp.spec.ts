@@ -1,0 +1,270 @@
+// The FrontMCP glue against a test-only fake of the @frontmcp/sdk 1.5.x contract surface
+// (__test__/fixtures/frontmcp-sdk, written from shared/docs/frontmcp-contract.md). The real SDK is not installable
+// here; frontmcp-sdk.spec.ts runs against it whenever it resolves.
+import Module, { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+
+const require = createRequire(import.meta.url);
+const fakePath = fileURLToPath(new URL('./fixtures/frontmcp-sdk/index.js', import.meta.url));
+const distDir = fileURLToPath(new URL('../dist/', import.meta.url));
+
+type Resolve = (request: string, ...rest: unknown[]) => string;
+const moduleInternals = Module as unknown as { _resolveFilename: Resolve };
+const originalResolve = moduleInternals._resolveFilename;
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+let fake: any;
+let pkg: any;
+
+beforeAll(() => {
+  moduleInternals._resolveFilename = function (request: string, ...rest: unknown[]) {
+    return request === '@frontmcp/sdk' ? fakePath : originalResolve.call(this, request, ...rest);
+  };
+  for (const key of Object.keys(require.cache)) if (key.startsWith(distDir)) delete require.cache[key];
+  fake = require('@frontmcp/sdk');
+  pkg = require('../dist/index.js');
+});
+
+afterAll(() => {
+  moduleInternals._resolveFilename = originalResolve;
+  for (const key of Object.keys(require.cache)) if (key.startsWith(distDir)) delete require.cache[key];
+});
+
+const META_KEY = 'frontmcp/result-handle';
+const SEED = {
+  orders: Array.from({ length: 500 }, (_, i) => ({ id: i, status: i % 2 ? 'shipped' : 'open' })),
+  total: 500,
+};
+const OPTIONS = { thresholdBytes: 4096, preview: { items: 2 }, storage: { type: 'memory' } };
+
+function tool(meta: Record<string, unknown>, execute: (this: any, input: any) => unknown) {
+  const cls = class extends fake.ToolContext {
+    async execute(input: unknown) {
+      return execute.call(this, input);
+    }
+  };
+  return fake.Tool(meta)(cls);
+}
+
+function tools() {
+  return [
+    tool({ name: 'orders' }, () => SEED),
+    tool({ name: 'small' }, () => ({ ok: true })),
+    tool({ name: 'widget', ui: { template: '<div/>' } }, () => SEED),
+    tool({ name: 'boom' }, () => {
+      throw new Error('boom');
+    }),
+    tool({ name: 'strict', outputSchema: z.object({ orders: z.array(z.unknown()), total: z.number() }) }, () => SEED),
+    tool({ name: 'shape', outputSchema: { orders: z.array(z.unknown()), total: z.number() } }, () => SEED),
+    tool({ name: 'open_schema', outputSchema: z.looseObject({}) }, () => SEED),
+    tool(
+      {
+        name: 'openapi',
+        rawOutputSchema: { type: 'object', properties: { status: { type: 'number' } }, required: ['status'] },
+      },
+      () => ({ content: [{ type: 'text', text: JSON.stringify(SEED) }], structuredContent: SEED }),
+    ),
+    tool({ name: 'remote', rawOutputSchema: { type: 'object' } }, () => ({
+      content: [{ type: 'text', text: JSON.stringify(SEED) }],
+      structuredContent: SEED,
+    })),
+    tool({ name: 'calls_internally' }, async function (this: any) {
+      // this.callTool's flow, with the caller's full auth info (as in direct/stdio modes), marked internalCall.
+      const inner = await this.scope.runFlow('tools:call-tool', {
+        request: { method: 'tools/call', params: { name: 'orders', arguments: {} } },
+        ctx: { authInfo: this.authInfo, internalCall: true },
+      });
+      return { innerFolded: inner._meta?.[META_KEY] !== undefined, innerBytes: JSON.stringify(inner).length };
+    }),
+    tool({ name: 'codecall' }, async function (this: any) {
+      // CodeCall-style: the same flow, run with a bare ctx (no internalCall mark), in the same FrontMcpContext.
+      const inner = await this.scope.runFlow('tools:call-tool', {
+        request: { method: 'tools/call', params: { name: 'orders', arguments: {} } },
+        ctx: { authInfo: this.authInfo },
+      });
+      return { innerFolded: inner._meta?.[META_KEY] !== undefined, padding: 'x'.repeat(5000) };
+    }),
+  ];
+}
+
+const session = (id: string, sub = `anon:${id}`) => ({ sessionId: id, user: { sub }, clientId: sub, token: '' });
+const user = (sub: string) => ({ user: { sub }, clientId: sub, token: 't' });
+
+describe('FrontMCP glue (against the contract fake)', () => {
+  it('exports what @frontmcp/plugin-result-handles exports', () => {
+    for (const name of [
+      'default',
+      'ResultHandlesPlugin',
+      'foldedAnswerSchema',
+      'createResultHandleStore',
+      'ResultHandleStore',
+      'ResultHandleStoreToken',
+      'ResultHandlesConfigToken',
+      'RESULT_HANDLE_META_KEY',
+      'RESULT_QUERY_TOOL_NAME',
+      'ResultQueryTool',
+      'DEFAULT_MEMORY_MAX_ENTRIES',
+      'MIN_THRESHOLD_BYTES',
+      'ResultHandlesConfigurationError',
+      'BrowserStoreUnavailableError',
+    ]) {
+      expect(pkg[name], name).toBeDefined();
+    }
+    expect(pkg.default).toBe(pkg.ResultHandlesPlugin);
+    expect(pkg.RESULT_HANDLE_META_KEY).toBe(META_KEY);
+    expect(pkg.RESULT_QUERY_TOOL_NAME).toBe('result_query');
+    expect(
+      pkg.foldedAnswerSchema.safeParse({ preview: {}, shape: { type: 'object', keys: {} }, handle: 'h' }).success,
+    ).toBe(true);
+  });
+
+  it('validates options in init(), naming every problem', () => {
+    let error: any;
+    try {
+      pkg.ResultHandlesPlugin.init({ thresholdBytes: 10, ttlSeconds: -1, bogus: true });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(pkg.ResultHandlesConfigurationError);
+    expect(error.code).toBe('RESULT_HANDLES_CONFIGURATION');
+    expect(error.problems.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('provides the config and the store through its tokens', async () => {
+    const record = pkg.ResultHandlesPlugin.init({ ...OPTIONS, secret: 's'.repeat(40) });
+    const byToken = new Map(record.providers.map((p: any) => [p.provide, p]));
+    const config: any = (byToken.get(pkg.ResultHandlesConfigToken) as any).useValue;
+    expect(config).toMatchObject({ thresholdBytes: 4096, ttlSeconds: 600, preview: { items: 2, chars: 500 } });
+    expect(JSON.stringify(config)).not.toContain('sss');
+    const store = await (byToken.get(pkg.ResultHandleStoreToken) as any).useFactory();
+    expect(store).toBeInstanceOf(pkg.ResultHandleStore);
+    const handle = store.newHandle();
+    await store.save(handle, { a: 1 }, { session: 's1' });
+    expect(await store.read(handle, { session: 's1' })).toEqual({ value: { a: 1 } });
+  });
+
+  describe('one scope', () => {
+    let scope: any;
+    beforeAll(() => {
+      scope = new fake.FakeScope({ plugins: [pkg.ResultHandlesPlugin.init(OPTIONS)], tools: tools() });
+    });
+
+    it('folds a large answer for a session and reads it back with result_query', async () => {
+      const result = await scope.callTool('orders', {}, { authInfo: session('s-1') });
+      const meta = result._meta[META_KEY];
+      expect(meta).toMatchObject({ bytes: Buffer.byteLength(JSON.stringify(SEED)), ttlSeconds: 600 });
+      expect(result.structuredContent).toEqual({
+        preview: { orders: SEED.orders.slice(0, 2), total: 500 },
+        shape: expect.objectContaining({ type: 'object' }),
+        handle: meta.handle,
+      });
+      expect(JSON.parse(result.content[0].text)).toEqual(result.structuredContent);
+      expect(result.content[1].text).toContain('result_query');
+
+      const page = await scope.callTool(
+        'result_query',
+        { handle: meta.handle, path: '$.orders', offset: 10, limit: 2 },
+        { authInfo: session('s-1') },
+      );
+      expect(page.isError).toBeUndefined();
+      expect(page.structuredContent).toMatchObject({ value: SEED.orders.slice(10, 12), total: 500, nextOffset: 12 });
+      // The tool is plugin-owned: reachable by its full name too.
+      const again = await scope.callTool(
+        'result-handles:result_query',
+        { handle: meta.handle, path: 'total' },
+        { authInfo: session('s-1') },
+      );
+      expect(again.structuredContent).toMatchObject({ value: 500 });
+    });
+
+    it('answers result_query errors as PublicMcpError with the code', async () => {
+      const { _meta } = await scope.callTool('orders', {}, { authInfo: session('s-2') });
+      const handle = _meta[META_KEY].handle;
+      const cases: Array<[Record<string, unknown>, string]> = [
+        [{ handle }, 'RESULT_HANDLE_NOT_FOUND'], // another session
+        [{ handle, path: '$.missing' }, 'RESULT_PATH_NOT_FOUND'],
+        [{ handle, path: '$.orders', limit: 100000 }, 'RESULT_SLICE_TOO_LARGE'],
+        [{ handle, page: 1, offset: 0 }, 'INVALID_INPUT'],
+      ];
+      for (const [args, code] of cases) {
+        const owner = code === 'RESULT_HANDLE_NOT_FOUND' ? session('s-other') : session('s-2');
+        const result = await scope.callTool('result_query', args, { authInfo: owner });
+        expect(result.isError, code).toBe(true);
+        expect(result._meta.code).toBe(code);
+      }
+    });
+
+    it('binds to the subject: another user cannot read, the same user can from any session', async () => {
+      const result = await scope.callTool('orders', {}, { authInfo: user('alice') });
+      const handle = result._meta[META_KEY].handle;
+      const bob = await scope.callTool('result_query', { handle }, { authInfo: user('bob') });
+      expect(bob._meta.code).toBe('RESULT_HANDLE_NOT_FOUND');
+      const alice = await scope.callTool('result_query', { handle, path: 'total' }, { authInfo: user('alice') });
+      expect(alice.structuredContent).toMatchObject({ value: 500 });
+    });
+
+    it('passes untouched: anonymous stateless calls, small answers, UI tools, failures', async () => {
+      for (const authInfo of [
+        undefined,
+        { sessionId: '__stateless__', user: { sub: 'anon:x' } },
+        { user: { sub: 'anon:y' } },
+      ]) {
+        const result = await scope.callTool('orders', {}, { authInfo });
+        expect(result.structuredContent).toEqual(SEED);
+      }
+      expect((await scope.callTool('small', {}, { authInfo: session('s-3') })).structuredContent).toEqual({ ok: true });
+      expect((await scope.callTool('widget', {}, { authInfo: session('s-3') })).structuredContent).toEqual(SEED);
+      const failed = await scope.callTool('boom', {}, { authInfo: session('s-3') });
+      expect(failed.isError).toBe(true);
+    });
+
+    it('leaves nested calls whole (internalCall and unmarked CodeCall-style calls), folds the outer answer', async () => {
+      const marked = await scope.callTool('calls_internally', {}, { authInfo: session('s-4') });
+      expect(marked.structuredContent).toMatchObject({ innerFolded: false });
+      expect(marked.structuredContent.innerBytes).toBeGreaterThan(4096);
+      const unmarked = await scope.callTool('codecall', {}, { authInfo: session('s-4') });
+      expect(unmarked._meta[META_KEY]).toBeDefined();
+      expect(unmarked.structuredContent.preview.innerFolded).toBe(false);
+      // The next top-level call in a fresh request folds again.
+      expect((await scope.callTool('orders', {}, { authInfo: session('s-4') }))._meta[META_KEY]).toBeDefined();
+    });
+
+    it('honours output schemas, warning once per tool', async () => {
+      for (const name of ['strict', 'strict', 'shape', 'openapi']) {
+        const result = await scope.callTool(name, {}, { authInfo: session('s-5') });
+        expect(result._meta?.[META_KEY], name).toBeUndefined();
+      }
+      for (const name of ['open_schema', 'remote']) {
+        const result = await scope.callTool(name, {}, { authInfo: session('s-5') });
+        expect(result._meta?.[META_KEY], name).toBeDefined();
+      }
+      const about = (tool: string) => scope.warnings.filter((w: string) => w.includes(`"${tool}"`));
+      expect(about('strict')).toHaveLength(1);
+      expect(about('shape')).toHaveLength(1);
+      expect(about('openapi')).toHaveLength(1);
+      expect(scope.warnings.join('\n')).not.toContain('shipped');
+    });
+  });
+
+  it('folds once when several plugin instances see a call, and one result_query reads every app’s handles', async () => {
+    const scope = new fake.FakeScope({
+      plugins: [
+        pkg.ResultHandlesPlugin.init(OPTIONS),
+        pkg.ResultHandlesPlugin.init({ ...OPTIONS, preview: { items: 1 } }),
+      ],
+      tools: tools(),
+    });
+    const result = await scope.callTool('orders', {}, { authInfo: session('s-6') });
+    expect(result.content).toHaveLength(2);
+    expect(result.structuredContent.preview.orders).toHaveLength(2); // the first instance's runtime serves the scope
+    const page = await scope.callTool(
+      'result_query',
+      { handle: result._meta[META_KEY].handle, path: 'total' },
+      { authInfo: session('s-6') },
+    );
+    expect(page.structuredContent).toMatchObject({ value: 500 });
+  });
+});
