@@ -114,7 +114,7 @@ describe('MCP SDK adapter over Streamable HTTP (stateful sessions)', () => {
       [{ handle, path: '$.orders', limit: 100000 }, 'RESULT_SLICE_TOO_LARGE'],
       [{ handle, path: '$.orders', page: 2, offset: 3 }, 'INVALID_INPUT'],
       [{ handle, limit: 'ten' }, 'INVALID_INPUT'],
-      [{}, 'INVALID_INPUT'],
+      [{ handle, fields: [] }, 'INVALID_INPUT'],
     ];
     for (const [args, code] of cases) {
       const result = await call(client, 'result_query', args);

@@ -146,6 +146,43 @@ describe('FrontMCP glue (against the contract fake)', () => {
     expect(await store.read(handle, { session: 's1' })).toEqual({ value: { a: 1 } });
   });
 
+  it('in a browser-like runtime refuses redis and sqlite from init() and picks memory for auto', () => {
+    const g = globalThis as Record<string, unknown>;
+    for (const enter of [
+      () => (g.FRONTMCP_BUILD_TARGET = 'browser'),
+      () => Object.assign(g, { window: {}, document: {} }),
+    ]) {
+      enter();
+      try {
+        for (const storage of [
+          { type: 'redis', redis: { url: 'redis://127.0.0.1:6379' } },
+          { type: 'sqlite', sqlite: { path: '/tmp/x.db' } },
+        ]) {
+          let error: any;
+          try {
+            pkg.ResultHandlesPlugin.init({ storage });
+          } catch (e) {
+            error = e;
+          }
+          expect(error).toBeInstanceOf(pkg.BrowserStoreUnavailableError);
+          expect(error.message).toContain("storage: { type: 'memory' }");
+        }
+        const record = pkg.ResultHandlesPlugin.init({});
+        const config = record.providers.find((p: any) => p.provide === pkg.ResultHandlesConfigToken).useValue;
+        expect(config.storage).toEqual({ type: 'memory' });
+      } finally {
+        delete g.FRONTMCP_BUILD_TARGET;
+        delete g.window;
+        delete g.document;
+      }
+    }
+    // Outside a browser, auto stays auto (the store resolves it: env, then memory).
+    const record = pkg.ResultHandlesPlugin.init({});
+    expect(record.providers.find((p: any) => p.provide === pkg.ResultHandlesConfigToken).useValue.storage).toEqual({
+      type: 'auto',
+    });
+  });
+
   describe('one scope', () => {
     let scope: any;
     beforeAll(() => {

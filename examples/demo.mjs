@@ -16,7 +16,8 @@ import { createResultHandles } from 'result-handles-native/mcp';
 const orders = Array.from({ length: 500 }, (_, i) => ({ id: i, status: i % 2 ? 'shipped' : 'open' }));
 const answer = { orders, total: orders.length };
 
-const handles = createResultHandles({ preview: { items: 2 }, storage: { type: 'memory' } });
+// The seed answer is 14 164 bytes of JSON; with thresholdBytes 8192 it is folded.
+const handles = createResultHandles({ thresholdBytes: 8192, preview: { items: 2 }, storage: { type: 'memory' } });
 
 function serverForSession() {
   const server = new McpServer({ name: 'demo-shop', version: '1.0.0' });
@@ -48,7 +49,7 @@ const url = new URL(`http://127.0.0.1:${httpServer.address().port}/mcp`);
 
 // ─── the client ─────────────────────────────────────────────────────────────
 const say = (title, value) =>
-  console.log(`\n── ${title}\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`);
+  console.log(`\n── ${title}\n${typeof value === 'string' ? value : JSON.stringify(value)}`);
 
 async function connect() {
   const client = new Client({ name: 'demo-client', version: '1.0.0' });
@@ -61,9 +62,8 @@ const { tools } = await client.listTools();
 say('tools the model sees', tools.map((t) => t.name).join(', '));
 
 const full = JSON.stringify(answer);
-say(`list_orders answers ${Buffer.byteLength(full)} bytes of JSON; the model receives instead:`, '');
 const folded = await client.callTool({ name: 'list_orders', arguments: {} });
-console.log(folded.content[0].text);
+say(`list_orders answers ${Buffer.byteLength(full)} bytes of JSON; the model receives instead`, folded.content[0].text);
 say('and this note', folded.content[1].text);
 say("_meta['frontmcp/result-handle']", folded._meta['frontmcp/result-handle']);
 const { handle } = folded.structuredContent;

@@ -6,7 +6,8 @@
 // docs/hosts.md for the contract they follow).
 
 /** A decorator factory result, legacy (experimentalDecorators) form. */
-type Decorator = (...args: unknown[]) => unknown;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Decorator = (...args: any[]) => any;
 
 /** What the glue uses from `@frontmcp/sdk` 1.5.x. */
 export interface FrontMcpSdk {

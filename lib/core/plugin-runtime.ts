@@ -2,7 +2,14 @@
 import { consoleLogger, type ResultHandlesLogger } from './logger';
 import { type Owner, nonEmpty, ownerOf } from './owner';
 import { ResultHandlesCore } from './result-handles.core';
-import { engineOpener, prepareOptions, type PreparedOptions, type ResultHandlesOptions } from './engine';
+import {
+  openEngine,
+  prepareOptions,
+  type OpenedEngine,
+  type PreparedOptions,
+  type ResultHandlesOptions,
+} from './engine';
+import { type ResultHandleStore } from '../result-handle.store';
 
 /**
  * The plugin's resolved options as `ResultHandlesConfigToken` provides them (the secret is never exposed, nor the
@@ -21,11 +28,29 @@ export class PluginRuntime {
   readonly prepared: PreparedOptions;
   readonly core: ResultHandlesCore;
   private logger: ResultHandlesLogger | undefined;
+  private opened: Promise<OpenedEngine> | undefined;
 
   constructor(options: ResultHandlesOptions) {
     this.prepared = prepareOptions(options, { browserAware: true });
     const sink: ResultHandlesLogger = { warn: (message) => (this.logger ?? consoleLogger).warn(message) };
-    this.core = new ResultHandlesCore(engineOpener(this.prepared), { foldPolicy: this.prepared.foldPolicy }, sink);
+    this.core = new ResultHandlesCore(() => this.open(), { foldPolicy: this.prepared.foldPolicy }, sink);
+  }
+
+  /** The engine and store, opened once (a failed open is retried by the next call). */
+  private open(): Promise<OpenedEngine> {
+    if (!this.opened) {
+      const opening = openEngine(this.prepared);
+      this.opened = opening;
+      opening.catch(() => {
+        if (this.opened === opening) this.opened = undefined;
+      });
+    }
+    return this.opened;
+  }
+
+  /** What `ResultHandleStoreToken` provides: the plugin's own store, as the public `ResultHandleStore` API. */
+  async store(): Promise<ResultHandleStore> {
+    return (await this.open()).store;
   }
 
   /** Sends warnings to the host's logger from now on (the first logger offered wins). */

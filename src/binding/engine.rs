@@ -55,12 +55,14 @@ pub struct FitPlan {
 
 fn settings_of(options_json: &str) -> CoreResult<FoldSettings> {
   let value: serde_json::Value = serde_json::from_str(options_json).map_err(|_| {
-    CoreError::new(ErrorCode::Configuration, "Invalid result-handles options: not JSON.")
-      .with_remedy("Pass the options through normalizeOptions().")
+    CoreError::new(
+      ErrorCode::Configuration,
+      "Invalid result-handles options: not JSON.",
+    )
+    .with_remedy("Pass the options through normalizeOptions().")
   })?;
-  let resolved = validate_options(&value).map_err(|problems| {
-    CoreError::new(ErrorCode::Configuration, problems_message(&problems))
-  })?;
+  let resolved = validate_options(&value)
+    .map_err(|problems| CoreError::new(ErrorCode::Configuration, problems_message(&problems)))?;
   Ok(FoldSettings {
     threshold_bytes: usize::try_from(resolved.threshold_bytes).unwrap_or(usize::MAX),
     preview_items: usize::try_from(resolved.preview.items).unwrap_or(usize::MAX),
@@ -208,7 +210,11 @@ impl ResultHandlesEngine {
         })?;
         let owner = Owner::new(session, subject);
         store
-          .save(&data.handle, data.canonical_json.as_bytes().to_vec(), &owner)
+          .save(
+            &data.handle,
+            data.canonical_json.as_bytes().to_vec(),
+            &owner,
+          )
           .await?;
         let facts = FoldFacts {
           handle: &data.handle,
@@ -243,8 +249,11 @@ impl ResultHandlesEngine {
       env,
       async move {
         let value: serde_json::Value = serde_json::from_str(&args_json).map_err(|_| {
-          CoreError::new(ErrorCode::InvalidInput, "result_query arguments must be a JSON object.")
-            .with_remedy("Pass { handle, path?, offset?, limit?, page?, fields? }.")
+          CoreError::new(
+            ErrorCode::InvalidInput,
+            "result_query arguments must be a JSON object.",
+          )
+          .with_remedy("Pass { handle, path?, offset?, limit?, page?, fields? }.")
         })?;
         let args = parse_query_args(&value)?;
         let owner = Owner::new(session, subject);

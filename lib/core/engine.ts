@@ -1,0 +1,95 @@
+// ─── Options → native engine (both hosts) ─────────────────────────────────────
+import * as native from '../native';
+import {
+  normalizeOptions,
+  type ResolvedResultHandlesOptions,
+  type ResultHandlesOptions,
+} from '../result-handles.options';
+import { BrowserStoreUnavailableError, ResultHandleStore } from '../result-handle.store';
+import { type EngineLike, type FoldPolicy } from './result-handles.core';
+
+export type { ResultHandlesOptions } from '../result-handles.options';
+
+/** Storage types that need a server runtime (a TCP socket or a file). */
+const SERVER_ONLY_STORAGE = new Set(['redis', 'sqlite']);
+
+/**
+ * Whether this looks like a browser-like runtime: a DOM (`window` + `document`), an edge runtime (`EdgeRuntime`),
+ * or a FrontMCP browser build (`FRONTMCP_BUILD_TARGET === 'browser'`, global or env).
+ */
+export function isBrowserLikeRuntime(): boolean {
+  const g = globalThis as Record<string, unknown>;
+  if (typeof g.window === 'object' && g.window !== null && typeof g.document === 'object') return true;
+  if (g.EdgeRuntime !== undefined) return true;
+  const target =
+    g.FRONTMCP_BUILD_TARGET ?? (typeof process === 'object' ? process.env?.FRONTMCP_BUILD_TARGET : undefined);
+  return target === 'browser';
+}
+
+/** Checked options, ready to open an engine. */
+export interface PreparedOptions {
+  resolved: ResolvedResultHandlesOptions;
+  foldPolicy?: FoldPolicy;
+  /** The storage config the store opens (after the browser rule). */
+  storage: Record<string, unknown>;
+  /** Its `type`. */
+  storageType: string;
+}
+
+/**
+ * Validates the options at once (`ResultHandlesConfigurationError` naming every problem). With `browserAware`, a
+ * browser-like runtime refuses `redis`/`sqlite` storage (`BrowserStoreUnavailableError`) and turns `auto` into
+ * memory.
+ */
+export function prepareOptions(options: ResultHandlesOptions = {}, { browserAware = false } = {}): PreparedOptions {
+  const resolved = normalizeOptions(options);
+  let storage = { ...(resolved.storage as Record<string, unknown>) };
+  let storageType = typeof storage.type === 'string' ? storage.type : 'auto';
+  if (browserAware && isBrowserLikeRuntime()) {
+    if (SERVER_ONLY_STORAGE.has(storageType)) throw new BrowserStoreUnavailableError(storageType);
+    if (storageType === 'auto') {
+      storage = { type: 'memory' };
+      storageType = 'memory';
+    }
+  }
+  return { resolved, foldPolicy: resolved.foldPolicy as FoldPolicy | undefined, storage, storageType };
+}
+
+/** The engine and the store it keeps answers in. */
+export interface OpenedEngine extends EngineLike {
+  /** The same native store, as the public `ResultHandleStore` API. */
+  readonly store: ResultHandleStore;
+}
+
+/** Opens the store and an engine over it (async: the store may connect to a server). */
+export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngine> {
+  const { resolved } = prepared;
+  const nativeStore = await native.NativeHandleStore.open(
+    JSON.stringify(prepared.storage),
+    resolved.namespace,
+    resolved.ttlSeconds,
+    resolved.secret,
+  );
+  const engine = native.ResultHandlesEngine.create(
+    JSON.stringify({
+      thresholdBytes: resolved.thresholdBytes,
+      ttlSeconds: resolved.ttlSeconds,
+      preview: resolved.preview,
+    }),
+    nativeStore,
+  );
+  const store = new ResultHandleStore(nativeStore, nativeStore.ttlSeconds);
+  return {
+    store,
+    prepare: (resultJson, toolMetaJson) => engine.prepare(resultJson, toolMetaJson ?? undefined),
+    commit: (plan, session, subject) =>
+      engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),
+    query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),
+    close: () => engine.close(),
+  };
+}
+
+/** A function that opens the engine (the core calls it on first use). */
+export function engineOpener(prepared: PreparedOptions): () => Promise<OpenedEngine> {
+  return () => openEngine(prepared);
+}
