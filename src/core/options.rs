@@ -3,7 +3,8 @@
 //! Input is the JSON the TS layer sends: the user's options object serialized with a replacer that turns
 //! functions into `{"$function": true}` and other values JSON cannot carry into `{"$jsType": "<typeof>"}`
 //! (`undefined`, `symbol`, `bigint`, non-finite numbers, class instances). A key whose value is
-//! `{"$jsType": "undefined"}` counts as not given, as in JS.
+//! `{"$jsType": "undefined"}` counts as not given, as in JS. Options that `JSON.stringify` cannot walk (a
+//! circular reference) arrive as `{"$jsType": "circular"}`.
 //!
 //! Every problem is reported, not only the first; each names the option, what was wrong and the allowed range.
 //! Messages quote numbers and option names but never the text of a string value (it could be a secret).
@@ -112,6 +113,12 @@ pub fn validate_options(input: &Value) -> Result<ResolvedOptions, Vec<String>> {
     Value::Null => return Ok(resolved),
     _ if is_undefined(input) => return Ok(resolved),
     Value::Object(options) if !is_marker(input) => options,
+    _ if matches!(js_marker(input, "$jsType"), Some(Value::String(t)) if t == "circular") => {
+      return Err(vec![
+        "options: contain a circular reference; pass plain data (functions and class instances are fine)."
+          .to_string(),
+      ])
+    }
     other => {
       return Err(vec![format!(
         "options: must be an object (got {}).",
@@ -625,5 +632,6 @@ mod tests {
       "options: must be an object (got a class instance)."
     );
     assert!(one_problem(json!({"preview": {"$function": true}})).contains("got a function"));
+    assert!(one_problem(json!({"$jsType": "circular"})).contains("circular reference"));
   }
 }
