@@ -51,7 +51,8 @@ pub(crate) fn canonicalize(text: &str) -> Result<String, ScanError> {
         out.push('"');
         let key_end = out.len();
         let key_bytes = &out.as_bytes()[key_start..key_end];
-        if array_index(key_bytes).is_some() || is_repeat(frame, out.as_bytes(), key_start, key_end)
+        if quoted_array_index(key_bytes).is_some()
+          || is_repeat(frame, out.as_bytes(), key_start, key_end)
         {
           frame.reorder = true;
         }
@@ -120,9 +121,14 @@ pub(crate) fn canonicalize(text: &str) -> Result<String, ScanError> {
   Ok(out)
 }
 
-/// The index when a quoted key is an array index: `"0"` or no leading zero, at most 4294967294.
-fn array_index(quoted: &[u8]) -> Option<u32> {
-  let digits = quoted.get(1..quoted.len().checked_sub(1)?)?;
+/// The index when a quoted key is an array index.
+fn quoted_array_index(quoted: &[u8]) -> Option<u32> {
+  array_index(quoted.get(1..quoted.len().checked_sub(1)?)?)
+}
+
+/// The index when a key is an array index: `0`, or digits without a leading zero up to 4294967294.
+/// JS lists such keys first, in ascending order, whatever order they were added in.
+pub(crate) fn array_index(digits: &[u8]) -> Option<u32> {
   if digits.is_empty() || digits.len() > 10 || !digits.iter().all(u8::is_ascii_digit) {
     return None;
   }
@@ -172,7 +178,7 @@ fn reorder(out: &mut String, frame: &ObjectFrame) {
       continue;
     }
     let chosen = last.get(key).copied().unwrap_or(0);
-    match array_index(key.as_bytes()) {
+    match quoted_array_index(key.as_bytes()) {
       Some(index) => indices.push((index, chosen)),
       None => names.push(chosen),
     }

@@ -4,10 +4,11 @@
 //! object keys and depth); the last two steps keep one level, then only the top value's type and size. Every
 //! step stops writing as soon as the budget is passed, so a step costs at most about the budget.
 
+use super::canonical::array_index;
 use super::js::{cut_units, push_escaped_units, utf16_len};
 use super::scan::RawStr;
 use super::skeleton::{
-  ArrayNode, Kind, MergeSrc, Node, ObjectNode, Skeleton, Src, MAX_DEPTH, MAX_KEY_UNITS,
+  ArrayNode, Kind, MergeKey, MergeSrc, Node, ObjectNode, Skeleton, Src, MAX_DEPTH, MAX_KEY_UNITS,
 };
 
 /// The limits of one step.
@@ -250,7 +251,7 @@ impl Writer<'_> {
     }
     self.push("{\"type\":\"object\",\"keys\":{")?;
     let mut shown = 0;
-    for merged in &merge.keys {
+    for merged in js_key_order(&merge.keys) {
       if shown == self.p.keys {
         break;
       }
@@ -316,6 +317,20 @@ impl Writer<'_> {
     }
     self.push("}")
   }
+}
+
+/// Merged keys in the order a JS object would list them: array indices first, ascending, then the rest in
+/// first-seen order (so the shape reads the same after `JSON.parse`).
+fn js_key_order(keys: &[MergeKey]) -> impl Iterator<Item = &MergeKey> {
+  let mut indices: Vec<(u32, &MergeKey)> = keys
+    .iter()
+    .filter_map(|k| array_index(k.key.as_bytes()).map(|i| (i, k)))
+    .collect();
+  indices.sort_by_key(|(i, _)| *i);
+  let names = keys
+    .iter()
+    .filter(|k| array_index(k.key.as_bytes()).is_none());
+  indices.into_iter().map(|(_, k)| k).chain(names)
 }
 
 fn merged_value<'a>(list: &'a ArrayNode, src: &'a MergeSrc) -> Option<&'a Node> {

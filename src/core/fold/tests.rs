@@ -242,6 +242,18 @@ fn object_items_merge_their_keys_and_mark_the_optional_ones() {
 }
 
 #[test]
+fn merged_keys_list_array_indices_first_as_js_objects_do() {
+  let mut items: Vec<Value> = (0..200).map(|i| json!({"b": i})).collect();
+  items[50] = json!({"b": 1, "10": true, "a": null, "2": "x"});
+  let (_, shape) = fold_checked(&Value::Array(items).to_string(), &settings(1024, 1, 5));
+  let keys: Vec<&String> = shape["items"]["keys"]
+    .as_object()
+    .map(|keys| keys.keys().collect())
+    .unwrap_or_default();
+  assert_eq!(keys, ["2", "10", "b", "a"]);
+}
+
+#[test]
 fn surrogate_pairs_are_never_split_and_lone_surrogates_stay_escaped() {
   let json = format!(
     "[\"ab\\ud83d\\ude00cd\",\"a😀\",\"\\ud800x\",\"\\udc00\",\"{}\"]",
