@@ -489,3 +489,22 @@ proptest! {
     }
   }
 }
+
+proptest! {
+  #![proptest_config(ProptestConfig { cases: 256, .. ProptestConfig::default() })]
+
+  /// Garbage in: an error or a bounded fold, never a panic.
+  #[test]
+  fn any_text_folds_or_is_refused_without_panicking(
+    text in "[\\[\\]{}\",:0-9a-z\\\\ .eE+\\-]{0,40}",
+    repeat in 1usize..200,
+  ) {
+    let text = text.repeat(repeat);
+    let s = settings(1024, 2, 8);
+    for source in [AnswerSource::Json(&text), AnswerSource::Text(&text)] {
+      if let Ok(FoldOutcome::Folded(answer)) = fold_answer(source, &s) {
+        prop_assert!(folded_json(&answer.preview_json, &answer.shape_json, HANDLE).len() <= 1024);
+      }
+    }
+  }
+}
