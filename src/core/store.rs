@@ -281,16 +281,24 @@ impl HandleStore {
   }
 }
 
-fn check_settings(namespace: &str, ttl_seconds: u64) -> CoreResult<()> {
+/// Problems with a namespace and a TTL (empty when both are fine).
+pub fn settings_problems(namespace: Option<&str>, ttl_seconds: Option<f64>) -> Vec<String> {
   let mut problems = Vec::new();
-  if namespace.is_empty() {
+  if namespace.is_none_or(str::is_empty) {
     problems.push("namespace must be a non-empty string.".to_string());
   }
-  if !(1..=MAX_TTL_SECONDS).contains(&ttl_seconds) {
+  let ttl_ok = ttl_seconds
+    .is_some_and(|ttl| ttl.fract() == 0.0 && ttl >= 1.0 && ttl <= MAX_TTL_SECONDS as f64);
+  if !ttl_ok {
     problems.push(format!(
       "ttlSeconds must be a whole number from 1 to {MAX_TTL_SECONDS}."
     ));
   }
+  problems
+}
+
+fn check_settings(namespace: &str, ttl_seconds: u64) -> CoreResult<()> {
+  let problems = settings_problems(Some(namespace), Some(ttl_seconds as f64));
   if problems.is_empty() {
     Ok(())
   } else {

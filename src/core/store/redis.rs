@@ -117,6 +117,32 @@ fn writing_failed(error: RedisError) -> CoreError {
   }
 }
 
+fn connection_lost(error: &RedisError) -> bool {
+  error.is_io_error() || error.is_connection_dropped() || error.is_connection_refusal()
+}
+
+impl RedisBackend {
+  /// Runs one command; when the connection was lost, runs it once more on the manager's fresh connection (every
+  /// command here is idempotent), so the first call after the server comes back succeeds.
+  async fn query<T: ::redis::FromRedisValue>(
+    &self,
+    command: ::redis::Cmd,
+    failed: fn(RedisError) -> CoreError,
+  ) -> CoreResult<T> {
+    let mut connection = self.connection()?;
+    match command.query_async::<T>(&mut connection).await {
+      Err(error) if connection_lost(&error) => {
+        let mut connection = self.connection()?;
+        command
+          .query_async::<T>(&mut connection)
+          .await
+          .map_err(failed)
+      }
+      other => other.map_err(failed),
+    }
+  }
+}
+
 impl Backend for RedisBackend {
   fn kind(&self) -> &'static str {
     "redis"
@@ -124,12 +150,9 @@ impl Backend for RedisBackend {
 
   fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
     Box::pin(async move {
-      let mut connection = self.connection()?;
-      ::redis::cmd("GET")
-        .arg(&key)
-        .query_async::<Option<Vec<u8>>>(&mut connection)
-        .await
-        .map_err(reading_failed)
+      let mut command = ::redis::cmd("GET");
+      command.arg(&key);
+      self.query(command, reading_failed).await
     })
   }
 
@@ -138,41 +161,29 @@ impl Backend for RedisBackend {
       if end <= start {
         return Ok(Vec::new());
       }
-      let mut connection = self.connection()?;
       // GETRANGE takes an inclusive end; a missing key reads as "".
-      ::redis::cmd("GETRANGE")
-        .arg(&key)
-        .arg(start)
-        .arg(end - 1)
-        .query_async::<Vec<u8>>(&mut connection)
-        .await
-        .map_err(reading_failed)
+      let mut command = ::redis::cmd("GETRANGE");
+      command.arg(&key).arg(start).arg(end - 1);
+      self.query(command, reading_failed).await
     })
   }
 
   fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>> {
     Box::pin(async move {
-      let mut connection = self.connection()?;
-      ::redis::cmd("SET")
-        .arg(&key)
-        .arg(value.as_slice())
-        .arg("EX")
-        .arg(ttl_seconds)
-        .query_async::<()>(&mut connection)
-        .await
-        .map_err(writing_failed)
+      let mut command = ::redis::cmd("SET");
+      command.arg(&key).arg(value).arg("EX").arg(ttl_seconds);
+      self.query(command, writing_failed).await
     })
   }
 
   fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>> {
     Box::pin(async move {
-      let mut connection = self.connection()?;
-      ::redis::cmd("DEL")
-        .arg(&key)
-        .query_async::<i64>(&mut connection)
+      let mut command = ::redis::cmd("DEL");
+      command.arg(&key);
+      self
+        .query::<i64>(command, writing_failed)
         .await
         .map(|n| n > 0)
-        .map_err(writing_failed)
     })
   }
 
