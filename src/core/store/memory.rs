@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use super::{Backend, BoxFuture};
+use super::{closed_error, Backend, BoxFuture};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::store::config::MemoryConfig;
 
@@ -17,6 +17,7 @@ struct Entry {
 
 #[derive(Default)]
 struct State {
+  closed: bool,
   entries: HashMap<String, Entry>,
   /// Insertion order: the oldest entry has the smallest sequence number.
   order: BTreeMap<u64, String>,
@@ -112,18 +113,26 @@ impl MemoryBackend {
     state.bytes
   }
 
-  fn get_now(&self, key: &str) -> Option<Vec<u8>> {
-    let now = Instant::now();
-    let mut state = self.state();
-    state.sweep(now);
-    state.live(key, now).map(|entry| entry.value.clone())
+  fn open_state(&self) -> CoreResult<MutexGuard<'_, State>> {
+    let state = self.state();
+    if state.closed {
+      return Err(closed_error());
+    }
+    Ok(state)
   }
 
-  fn get_range_now(&self, key: &str, start: u64, end: u64) -> Vec<u8> {
+  fn get_now(&self, key: &str) -> CoreResult<Option<Vec<u8>>> {
     let now = Instant::now();
-    let mut state = self.state();
+    let mut state = self.open_state()?;
     state.sweep(now);
-    match state.live(key, now) {
+    Ok(state.live(key, now).map(|entry| entry.value.clone()))
+  }
+
+  fn get_range_now(&self, key: &str, start: u64, end: u64) -> CoreResult<Vec<u8>> {
+    let now = Instant::now();
+    let mut state = self.open_state()?;
+    state.sweep(now);
+    Ok(match state.live(key, now) {
       Some(entry) => {
         let len = entry.value.len() as u64;
         let from = start.min(len) as usize;
@@ -131,7 +140,7 @@ impl MemoryBackend {
         entry.value[from..to].to_vec()
       }
       None => Vec::new(),
-    }
+    })
   }
 
   fn set_now(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> CoreResult<()> {
@@ -151,7 +160,7 @@ impl MemoryBackend {
     let expires_at = now
       .checked_add(Duration::from_secs(ttl_seconds))
       .unwrap_or_else(|| now + Duration::from_secs(86_400 * 365 * 100));
-    let mut state = self.state();
+    let mut state = self.open_state()?;
     state.sweep(now);
     state.remove(&key);
     let seq = state.next_seq;
@@ -190,11 +199,11 @@ impl Backend for MemoryBackend {
   }
 
   fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
-    Box::pin(async move { Ok(self.get_now(&key)) })
+    Box::pin(async move { self.get_now(&key) })
   }
 
   fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
-    Box::pin(async move { Ok(self.get_range_now(&key, start, end)) })
+    Box::pin(async move { self.get_range_now(&key, start, end) })
   }
 
   fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>> {
@@ -203,7 +212,7 @@ impl Backend for MemoryBackend {
 
   fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>> {
     Box::pin(async move {
-      let mut state = self.state();
+      let mut state = self.open_state()?;
       state.sweep(Instant::now());
       Ok(state.remove(&key))
     })
@@ -212,7 +221,10 @@ impl Backend for MemoryBackend {
   fn close(&self) -> BoxFuture<'_, ()> {
     Box::pin(async move {
       let mut state = self.state();
-      *state = State::default();
+      *state = State {
+        closed: true,
+        ..State::default()
+      };
     })
   }
 }

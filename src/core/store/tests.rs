@@ -307,10 +307,15 @@ async fn settings_are_checked() {
 #[tokio::test]
 async fn closed_stores_fail_with_a_code() {
   let (_, store) = memory_store(0);
-  store.close().await;
-  // Memory close drops everything; later saves still work in memory (nothing to reconnect), reads find nothing.
   let handle = HandleStore::new_handle();
-  assert_eq!(store.read(&handle, &Owner::default()).await.unwrap(), None);
+  store
+    .save(&handle, b"x".as_slice(), &Owner::default())
+    .await
+    .unwrap();
+  store.close().await;
+  // Closing drops everything held; later calls fail with a code.
+  let error = store.read(&handle, &Owner::default()).await.unwrap_err();
+  assert_eq!(error.code, ErrorCode::StoreUnavailable);
 
   let dir = temp_dir("closed");
   let config = sqlite_config(&dir);
