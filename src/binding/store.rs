@@ -5,6 +5,7 @@ use std::sync::Arc;
 use napi::bindgen_prelude::{Buffer, Either, PromiseRaw};
 use napi::{Env, Result};
 use napi_derive::napi;
+use zeroize::Zeroizing;
 
 use super::error::{run_async, run_blocking, run_sync};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
@@ -66,6 +67,7 @@ fn prepare(
     },
   };
   let ttl = ttl_seconds.map(|ttl| ttl as u64);
+  let secret = Zeroizing::new(secret);
   let secret = match ServerSecret::resolve(secret.as_deref()) {
     Ok(secret) => secret,
     Err(error) => {
@@ -255,6 +257,7 @@ pub fn storage_key_for(
   secret: Option<String>,
 ) -> Result<String> {
   run_sync(&env, || {
+    let secret = Zeroizing::new(secret);
     let secret = ServerSecret::resolve(secret.as_deref())?;
     store::storage_key_for(&handle, &owner(session, subject), secret.as_ref())
   })
@@ -267,6 +270,7 @@ fn seal_now(
   subject: Option<String>,
   secret: Option<String>,
 ) -> CoreResult<store::SealedRecord> {
+  let secret = Zeroizing::new(secret);
   let secret = ServerSecret::resolve(secret.as_deref())?;
   store::seal_record(handle, value, &owner(session, subject), secret.as_ref())
 }
@@ -278,6 +282,7 @@ fn open_now(
   subject: Option<String>,
   secret: Option<String>,
 ) -> CoreResult<Option<Vec<u8>>> {
+  let secret = Zeroizing::new(secret);
   let secret = ServerSecret::resolve(secret.as_deref())?;
   store::open_record(handle, record, &owner(session, subject), secret.as_ref())
 }
