@@ -12,6 +12,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::core::store::config::parse_storage_config;
+
 /// Smallest `thresholdBytes`: below this the folded form itself would not fit.
 pub const MIN_THRESHOLD_BYTES: u64 = 1024;
 /// Largest `thresholdBytes` (2 GiB): no model context comes near it, and it keeps sizes in 32 bits for JS.
@@ -36,8 +38,6 @@ pub const DEFAULT_NAMESPACE: &str = "result-handles";
 pub const MAX_NAMESPACE_BYTES: usize = 256;
 /// Smallest `secret`, in UTF-8 bytes (256 bits).
 pub const MIN_SECRET_BYTES: usize = 32;
-/// The storage types `storage.type` may name.
-pub const STORAGE_TYPES: [&str; 6] = ["memory", "redis", "sqlite", "upstash", "vercel-kv", "auto"];
 
 const KNOWN_OPTIONS: [&str; 7] = [
   "thresholdBytes",
@@ -261,27 +261,17 @@ fn check_preview(value: &Value, preview: &mut PreviewOptions, problems: &mut Vec
 }
 
 fn check_storage(value: &Value, storage: &mut Value, problems: &mut Vec<String>) {
-  let allowed = STORAGE_TYPES.join(", ");
-  let fields = match value {
-    Value::Object(fields) if !is_marker(value) => fields,
-    other => {
-      problems.push(format!(
-        "storage: must be an object with a type among {allowed} (got {}).",
-        describe(other)
-      ));
-      return;
-    }
-  };
-  match given(fields, "type") {
-    Some(Value::String(kind)) if STORAGE_TYPES.contains(&kind.as_str()) => *storage = value.clone(),
-    Some(Value::String(_)) => problems.push(format!(
-      "storage.type: must be one of {allowed} (got another string)."
-    )),
-    Some(other) => problems.push(format!(
-      "storage.type: must be one of {allowed} (got {}).",
-      describe(other)
-    )),
-    None => problems.push(format!("storage.type: is required; use one of {allowed}.")),
+  if is_marker(value) || !value.is_object() {
+    problems.push(format!(
+      "storage: must be an object such as {{ type: 'memory' }} (got {}).",
+      describe(value)
+    ));
+    return;
+  }
+  // The store owns the storage rules; asking it here names its problems with every other option's.
+  match parse_storage_config(value, &|name| std::env::var(name).ok()) {
+    Ok(_) => *storage = value.clone(),
+    Err(found) => problems.extend(found),
   }
 }
 
@@ -424,7 +414,7 @@ mod tests {
     let secret = "s".repeat(32);
     let resolved = validate_options(&json!({
       "thresholdBytes": 1024, "ttlSeconds": 1, "preview": {"items": 1, "chars": 1},
-      "foldPolicy": {"$function": true}, "storage": {"type": "redis", "url": "redis://127.0.0.1:6379"},
+      "foldPolicy": {"$function": true}, "storage": {"type": "redis", "redis": {"url": "redis://127.0.0.1:6379"}},
       "namespace": "n", "secret": secret
     }))
     .expect("valid");
@@ -432,7 +422,7 @@ mod tests {
     assert_eq!(resolved.ttl_seconds, 1);
     assert_eq!(resolved.preview, PreviewOptions { items: 1, chars: 1 });
     assert!(resolved.has_fold_policy);
-    assert_eq!(resolved.storage["url"], "redis://127.0.0.1:6379");
+    assert_eq!(resolved.storage["redis"]["url"], "redis://127.0.0.1:6379");
     assert_eq!(resolved.namespace, "n");
     assert_eq!(resolved.secret.as_deref(), Some(secret.as_str()));
 
@@ -535,17 +525,37 @@ mod tests {
 
   #[test]
   fn storage_rules() {
-    for kind in STORAGE_TYPES {
-      let resolved = validate_options(&json!({"storage": {"type": kind}})).expect("valid");
-      assert_eq!(resolved.storage["type"], kind);
+    let rest = json!({"url": "http://127.0.0.1:1", "token": "t"});
+    for storage in [
+      json!({"type": "memory"}),
+      json!({"type": "auto"}),
+      json!({"type": "redis", "redis": {"url": "redis://127.0.0.1:6379"}}),
+      json!({"type": "sqlite", "sqlite": {"path": "/tmp/x.db"}}),
+      json!({"type": "upstash", "upstash": rest}),
+      json!({"type": "vercel-kv", "vercelKv": rest}),
+    ] {
+      let resolved = validate_options(&json!({ "storage": storage })).expect("valid");
+      assert_eq!(resolved.storage, storage);
     }
     assert!(one_problem(json!({"storage": "redis"})).starts_with("storage: must be an object"));
-    assert!(one_problem(json!({"storage": {}})).starts_with("storage.type: is required"));
+    assert_eq!(
+      validate_options(&json!({"storage": {}}))
+        .expect("valid")
+        .storage,
+      json!({})
+    );
     let message = one_problem(json!({"storage": {"type": "mongo"}}));
-    assert!(message
-      .starts_with("storage.type: must be one of memory, redis, sqlite, upstash, vercel-kv, auto"));
+    assert!(
+      message.starts_with("storage.type must be 'auto', 'memory', 'redis'"),
+      "{message}"
+    );
     assert!(!message.contains("mongo"), "the given string is not echoed");
-    assert!(one_problem(json!({"storage": {"type": 3}})).contains("got 3"));
+    assert!(one_problem(json!({"storage": {"type": 3}})).starts_with("storage.type must be"));
+    let found = problems(json!({"storage": {"type": "redis", "redis": {"port": "x"}}}));
+    assert!(
+      found.iter().all(|p| p.starts_with("storage.redis")),
+      "the store's own rules are named too: {found:?}"
+    );
   }
 
   #[test]
@@ -606,7 +616,7 @@ mod tests {
       "preview.items:",
       "preview.chars:",
       "foldPolicy:",
-      "storage.type:",
+      "storage.type",
       "namespace:",
       "secret:",
     ];
