@@ -1,1 +1,368 @@
-//! (in progress)
+//! Sealed storage for JS: the native store (`NativeHandleStore`) and record functions for storages JS manages.
+
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{Buffer, Either, PromiseRaw};
+use napi::{Env, Result};
+use napi_derive::napi;
+use zeroize::Zeroizing;
+
+use super::error::{run_async, run_blocking, run_sync};
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::seal::{Owner, ServerSecret};
+use crate::core::store::config::{configuration_error, parse_storage_config};
+use crate::core::store::{self, HandleStore};
+
+fn owner(session: Option<String>, subject: Option<String>) -> Owner {
+  Owner::new(session, subject)
+}
+
+fn bytes_of(value: Either<Buffer, String>) -> Vec<u8> {
+  match value {
+    Either::A(buffer) => buffer.to_vec(),
+    Either::B(text) => text.into_bytes(),
+  }
+}
+
+fn whole(value: f64, name: &str, min: u64, max: u64) -> CoreResult<u64> {
+  if value.fract() == 0.0 && value >= min as f64 && value <= max as f64 {
+    Ok(value as u64)
+  } else {
+    Err(
+      CoreError::new(
+        ErrorCode::InvalidInput,
+        format!("{name} must be a whole number from {min} to {max}."),
+      )
+      .with_remedy(format!("Pass {name} as a whole number in range.")),
+    )
+  }
+}
+
+/// Reads `storage` (JSON text), the TTL and the secret on the JS thread, where the environment is read.
+fn prepare(
+  config_json: Option<String>,
+  namespace: Option<&str>,
+  ttl_seconds: Option<f64>,
+  secret: Option<String>,
+) -> CoreResult<(store::config::StorageConfig, u64, Option<ServerSecret>)> {
+  let mut problems = store::settings_problems(namespace, ttl_seconds);
+  let config = match config_json
+    .as_deref()
+    .map(serde_json::from_str::<serde_json::Value>)
+  {
+    None => {
+      problems.push("storage is required, for example { type: 'memory' }.".to_string());
+      None
+    }
+    Some(Err(_)) => {
+      problems.push("storage must be plain JSON data.".to_string());
+      None
+    }
+    Some(Ok(value)) => match parse_storage_config(&value, &|name| std::env::var(name).ok()) {
+      Ok(config) => Some(config),
+      Err(found) => {
+        problems.extend(found);
+        None
+      }
+    },
+  };
+  let ttl = ttl_seconds.map(|ttl| ttl as u64);
+  let secret = Zeroizing::new(secret);
+  let secret = match ServerSecret::resolve(secret.as_deref()) {
+    Ok(secret) => secret,
+    Err(error) => {
+      problems.push(error.message);
+      None
+    }
+  };
+  match (config, ttl) {
+    (Some(config), Some(ttl)) if problems.is_empty() => Ok((config, ttl, secret)),
+    _ => Err(configuration_error(problems)),
+  }
+}
+
+/// A store of sealed answers in one backend (memory, Redis, SQLite, Upstash or Vercel KV), under one namespace
+/// and TTL. The backend sees only `namespace:` + a hex storage key and the sealed record.
+#[napi]
+pub struct NativeHandleStore {
+  inner: Arc<HandleStore>,
+}
+
+#[napi]
+impl NativeHandleStore {
+  /// Opens a store. `configJson` is `JSON.stringify(storage)` (FrontMCP `StorageConfig` shapes, `type` defaults
+  /// to `'auto'`); `secret` (≥ 32 bytes) defaults to `RESULT_HANDLES_SECRET` when set.
+  /// Rejects with `RESULT_HANDLES_CONFIGURATION` (every problem named) or `RESULT_STORE_UNAVAILABLE`.
+  #[napi(ts_return_type = "Promise<NativeHandleStore>")]
+  pub fn open<'env>(
+    env: &'env Env,
+    config_json: Option<String>,
+    namespace: Option<String>,
+    ttl_seconds: Option<f64>,
+    secret: Option<String>,
+  ) -> Result<PromiseRaw<'env, NativeHandleStore>> {
+    let prepared = prepare(config_json, namespace.as_deref(), ttl_seconds, secret);
+    let namespace = namespace.unwrap_or_default();
+    run_async(
+      env,
+      async move {
+        let (config, ttl, secret) = prepared?;
+        HandleStore::open(&config, &namespace, ttl, secret).await
+      },
+      |_, store| {
+        Ok(NativeHandleStore {
+          inner: Arc::new(store),
+        })
+      },
+    )
+  }
+
+  /// The backend in use after `auto` and any fallback: `'memory'`, `'redis'`, `'sqlite'`, `'upstash'` or
+  /// `'vercel-kv'`.
+  #[napi(getter)]
+  pub fn backend(&self) -> String {
+    self.inner.backend_kind().to_string()
+  }
+
+  /// The TTL, in seconds, every answer is saved with.
+  #[napi(getter)]
+  pub fn ttl_seconds(&self) -> f64 {
+    self.inner.ttl_seconds() as f64
+  }
+
+  /// A fresh handle: a random UUID v4 from the OS CSPRNG.
+  #[napi]
+  pub fn new_handle(&self) -> String {
+    HandleStore::new_handle()
+  }
+
+  /// The full key a handle's record lives under for this owner (prefix, namespace, hex storage key): for
+  /// diagnostics and tests; it reveals nothing about the handle or the owner.
+  #[napi]
+  pub fn storage_key(
+    &self,
+    env: Env,
+    handle: String,
+    session: Option<String>,
+    subject: Option<String>,
+  ) -> Result<String> {
+    run_sync(&env, || {
+      self.inner.storage_key(&handle, &owner(session, subject))
+    })
+  }
+
+  /// Seals `value` (the answer's JSON text, as a Buffer or string) and stores it with the TTL.
+  /// Rejects with `RESULT_STORE_UNAVAILABLE` or `RESULT_STORE_WRITE_FAILED` when the store cannot keep it.
+  #[napi(ts_return_type = "Promise<void>")]
+  pub fn save<'env>(
+    &self,
+    env: &'env Env,
+    handle: String,
+    value: Either<Buffer, String>,
+    session: Option<String>,
+    subject: Option<String>,
+  ) -> Result<PromiseRaw<'env, ()>> {
+    let inner = Arc::clone(&self.inner);
+    let value = bytes_of(value);
+    run_async(
+      env,
+      async move { inner.save(&handle, value, &owner(session, subject)).await },
+      |_, ()| Ok(()),
+    )
+  }
+
+  /// The answer's bytes, or `null` when the handle is missing, expired, another owner's or tampered with.
+  #[napi(ts_return_type = "Promise<Buffer | null>")]
+  pub fn read<'env>(
+    &self,
+    env: &'env Env,
+    handle: String,
+    session: Option<String>,
+    subject: Option<String>,
+  ) -> Result<PromiseRaw<'env, Option<Buffer>>> {
+    let inner = Arc::clone(&self.inner);
+    run_async(
+      env,
+      async move { inner.read(&handle, &owner(session, subject)).await },
+      |_, bytes| Ok(bytes.map(Buffer::from)),
+    )
+  }
+
+  /// Answer bytes `[start, end)` (clamped to the answer), reading and decrypting only the 64 KiB chunks that cover
+  /// them; `null` as for `read`.
+  #[napi(ts_return_type = "Promise<Buffer | null>")]
+  pub fn read_range<'env>(
+    &self,
+    env: &'env Env,
+    handle: String,
+    start: f64,
+    end: f64,
+    session: Option<String>,
+    subject: Option<String>,
+  ) -> Result<PromiseRaw<'env, Option<Buffer>>> {
+    let inner = Arc::clone(&self.inner);
+    let range = whole(start, "start", 0, u64::MAX >> 11)
+      .and_then(|s| Ok((s, whole(end, "end", 0, u64::MAX >> 11)?)));
+    run_async(
+      env,
+      async move {
+        let (start, end) = range?;
+        inner
+          .read_range(&handle, &owner(session, subject), start, end)
+          .await
+      },
+      |_, bytes| Ok(bytes.map(Buffer::from)),
+    )
+  }
+
+  /// Closes the backend's connections. Later calls reject with `RESULT_STORE_UNAVAILABLE`.
+  #[napi(ts_return_type = "Promise<void>")]
+  pub fn close<'env>(&self, env: &'env Env) -> Result<PromiseRaw<'env, ()>> {
+    let inner = Arc::clone(&self.inner);
+    run_async(
+      env,
+      async move {
+        inner.close().await;
+        Ok(())
+      },
+      |_, ()| Ok(()),
+    )
+  }
+}
+
+// ─── records for storages JS manages ────────────────────────────────────────
+
+/// A sealed record and the key to keep it under.
+#[napi(object)]
+pub struct SealedRecord {
+  /// 64 lowercase hex characters (HKDF output): the only name the storage sees.
+  pub storage_key: String,
+  /// The sealed record bytes (see docs/record-format.md).
+  pub record: Buffer,
+}
+
+/// A fresh handle: a random UUID v4 from the OS CSPRNG.
+#[napi]
+pub fn new_handle() -> String {
+  HandleStore::new_handle()
+}
+
+/// The storage key (hex) a handle and owner derive. `secret` defaults to `RESULT_HANDLES_SECRET` when set.
+#[napi]
+pub fn storage_key_for(
+  env: Env,
+  handle: String,
+  session: Option<String>,
+  subject: Option<String>,
+  secret: Option<String>,
+) -> Result<String> {
+  run_sync(&env, || {
+    let secret = Zeroizing::new(secret);
+    let secret = ServerSecret::resolve(secret.as_deref())?;
+    store::storage_key_for(&handle, &owner(session, subject), secret.as_ref())
+  })
+}
+
+fn seal_now(
+  handle: &str,
+  value: &[u8],
+  session: Option<String>,
+  subject: Option<String>,
+  secret: Option<String>,
+) -> CoreResult<store::SealedRecord> {
+  let secret = Zeroizing::new(secret);
+  let secret = ServerSecret::resolve(secret.as_deref())?;
+  store::seal_record(handle, value, &owner(session, subject), secret.as_ref())
+}
+
+fn open_now(
+  handle: &str,
+  record: &[u8],
+  session: Option<String>,
+  subject: Option<String>,
+  secret: Option<String>,
+) -> CoreResult<Option<Vec<u8>>> {
+  let secret = Zeroizing::new(secret);
+  let secret = ServerSecret::resolve(secret.as_deref())?;
+  store::open_record(handle, record, &owner(session, subject), secret.as_ref())
+}
+
+/// Seals `value` for a storage JS manages (off the JS thread). Keep `record` under `storageKey` with the TTL.
+/// `secret` defaults to `RESULT_HANDLES_SECRET` when set.
+#[napi(ts_return_type = "Promise<SealedRecord>")]
+pub fn seal_record<'env>(
+  env: &'env Env,
+  handle: String,
+  value: Either<Buffer, String>,
+  session: Option<String>,
+  subject: Option<String>,
+  secret: Option<String>,
+) -> Result<PromiseRaw<'env, SealedRecord>> {
+  let value = bytes_of(value);
+  run_blocking(
+    env,
+    move || seal_now(&handle, &value, session, subject, secret),
+    |_, sealed| {
+      Ok(SealedRecord {
+        storage_key: sealed.storage_key,
+        record: sealed.record.into(),
+      })
+    },
+  )
+}
+
+/// `sealRecord` on the JS thread.
+#[napi]
+pub fn seal_record_sync(
+  env: Env,
+  handle: String,
+  value: Either<&[u8], String>,
+  session: Option<String>,
+  subject: Option<String>,
+  secret: Option<String>,
+) -> Result<SealedRecord> {
+  let sealed = run_sync(&env, || {
+    let bytes: &[u8] = match &value {
+      Either::A(bytes) => bytes,
+      Either::B(text) => text.as_bytes(),
+    };
+    seal_now(&handle, bytes, session, subject, secret)
+  })?;
+  Ok(SealedRecord {
+    storage_key: sealed.storage_key,
+    record: sealed.record.into(),
+  })
+}
+
+/// Opens a record read back from such a storage (off the JS thread): the answer's bytes, or `null` when the record
+/// is not this owner's, was altered, or is not a record.
+#[napi(ts_return_type = "Promise<Buffer | null>")]
+pub fn open_record<'env>(
+  env: &'env Env,
+  handle: String,
+  record: Buffer,
+  session: Option<String>,
+  subject: Option<String>,
+  secret: Option<String>,
+) -> Result<PromiseRaw<'env, Option<Buffer>>> {
+  let record = record.to_vec();
+  run_blocking(
+    env,
+    move || open_now(&handle, &record, session, subject, secret),
+    |_, bytes| Ok(bytes.map(Buffer::from)),
+  )
+}
+
+/// `openRecord` on the JS thread.
+#[napi]
+pub fn open_record_sync(
+  env: Env,
+  handle: String,
+  record: &[u8],
+  session: Option<String>,
+  subject: Option<String>,
+  secret: Option<String>,
+) -> Result<Option<Buffer>> {
+  run_sync(&env, || open_now(&handle, record, session, subject, secret))
+    .map(|bytes| bytes.map(Buffer::from))
+}

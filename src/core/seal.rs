@@ -1,1 +1,524 @@
-//! (in progress)
+//! Sealed records: how a stored answer is derived, encrypted, laid out and opened.
+//!
+//! The full specification (byte layout, labels, encodings) is `docs/record-format.md`; a vitest spec decrypts a record
+//! with `node:crypto` alone from that file, so any change here is a format change: bump [`VERSION_1`].
+//!
+//! Derivation (RFC 5869, HKDF-SHA256):
+//!
+//! ```text
+//! ikm         = field(handle) ‖ field(session) ‖ field(subject)
+//!               field(absent)  = 0x00
+//!               field(present) = 0x01 ‖ u32be(len(utf8)) ‖ utf8
+//! PRK         = HKDF-Extract(salt = server secret, or absent, ikm)
+//! record key  = HKDF-Expand(PRK, "result-handles/v1 record key", 32)
+//! storage key = HKDF-Expand(PRK, "result-handles/v1 storage key", 32)
+//! ```
+//!
+//! Record (STREAM construction over AES-256-GCM, as in Hoang–Reyhanitabar–Rogaway–Vizár 2015 and `age`):
+//!
+//! ```text
+//! header = "RHSR" ‖ 0x01 ‖ nonce prefix (7 random bytes) ‖ u64be(plaintext length)     (20 bytes)
+//! chunk i = AES-256-GCM(record key, nonce_i, aad, plaintext[i·65536 .. (i+1)·65536])   (ciphertext ‖ 16-byte tag)
+//! nonce_i = nonce prefix ‖ u32be(i) ‖ (0x01 if i is the last chunk else 0x00)          (12 bytes)
+//! aad     = header ‖ storage key                                                       (52 bytes)
+//! record  = header ‖ chunk 0 ‖ … ‖ chunk n-1,   n = max(1, ceil(len / 65536))
+//! ```
+//!
+//! Every chunk authenticates the header (so the version, the length and the prefix), the storage key it lives under
+//! (so a record moved to another key does not open), its own position (reordering fails) and whether it is the last
+//! (truncation at a chunk boundary fails). Any chunk can be opened alone: [`open_range`] decrypts only the chunks that
+//! cover a byte range.
+
+use std::fmt;
+
+use aes_gcm::aead::{AeadInOut, KeyInit};
+use aes_gcm::{Aes256Gcm, Nonce, Tag};
+use hkdf::Hkdf;
+use sha2::Sha256;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
+
+/// The four bytes every record starts with ("Result Handle Sealed Record").
+pub const MAGIC: [u8; 4] = *b"RHSR";
+/// The only record version this engine writes and reads.
+pub const VERSION_1: u8 = 1;
+/// Plaintext bytes per chunk (the last chunk may be shorter, or empty for an empty answer).
+pub const CHUNK_SIZE: usize = 64 * 1024;
+/// AES-GCM tag bytes after each chunk's ciphertext.
+pub const TAG_LEN: usize = 16;
+/// Random bytes at the start of every chunk nonce, fresh for each record.
+pub const NONCE_PREFIX_LEN: usize = 7;
+/// magic (4) ‖ version (1) ‖ nonce prefix (7) ‖ plaintext length (8).
+pub const HEADER_LEN: usize = 4 + 1 + NONCE_PREFIX_LEN + 8;
+/// Bytes of the derived AES-256 key and of the storage key.
+pub const KEY_LEN: usize = 32;
+/// HKDF info for the AES-256-GCM key.
+pub const LABEL_RECORD_KEY: &[u8] = b"result-handles/v1 record key";
+/// HKDF info for the storage key (the only name the store ever sees, hex-encoded).
+pub const LABEL_STORAGE_KEY: &[u8] = b"result-handles/v1 storage key";
+/// The least number of bytes a server secret may have.
+pub const MIN_SECRET_BYTES: usize = 32;
+/// The environment variable read when no `secret` option is given.
+pub const SECRET_ENV: &str = "RESULT_HANDLES_SECRET";
+
+// ─── owner and secret ───────────────────────────────────────────────────────
+
+/// Who may read a record: the session and the subject (caller) that saved it. Absent is not the same as empty.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Owner {
+  pub session: Option<String>,
+  pub subject: Option<String>,
+}
+
+impl Owner {
+  pub fn new(session: Option<String>, subject: Option<String>) -> Self {
+    Self { session, subject }
+  }
+}
+
+// Owners are user data: never printed.
+impl fmt::Debug for Owner {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str("Owner(..)")
+  }
+}
+
+/// A server secret mixed into every derivation as the HKDF salt. Zeroized on drop, never printed.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct ServerSecret(Vec<u8>);
+
+impl ServerSecret {
+  /// Takes a secret of at least [`MIN_SECRET_BYTES`] bytes.
+  pub fn new(bytes: &[u8]) -> CoreResult<Self> {
+    if bytes.len() < MIN_SECRET_BYTES {
+      return Err(
+        CoreError::new(
+          ErrorCode::Configuration,
+          format!("secret must be at least {MIN_SECRET_BYTES} bytes."),
+        )
+        .with_remedy(
+          "Use a random value of 32 bytes or more, for example `openssl rand -base64 48`.",
+        ),
+      );
+    }
+    Ok(Self(bytes.to_vec()))
+  }
+
+  /// The secret to use: the option when given, else `RESULT_HANDLES_SECRET` when set and not empty, else none.
+  pub fn resolve(option: Option<&str>) -> CoreResult<Option<Self>> {
+    if let Some(value) = option {
+      return Self::new(value.as_bytes()).map(Some);
+    }
+    match std::env::var(SECRET_ENV) {
+      Ok(value) if !value.is_empty() => {
+        let value = Zeroizing::new(value);
+        Self::new(value.as_bytes()).map(Some).map_err(|_| {
+          CoreError::new(
+            ErrorCode::Configuration,
+            format!("{SECRET_ENV} must be at least {MIN_SECRET_BYTES} bytes."),
+          )
+          .with_remedy("Set it to a random value of 32 bytes or more, or unset it.")
+        })
+      }
+      _ => Ok(None),
+    }
+  }
+
+  fn as_bytes(&self) -> &[u8] {
+    &self.0
+  }
+}
+
+impl fmt::Debug for ServerSecret {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str("ServerSecret(..)")
+  }
+}
+
+// ─── derivation ─────────────────────────────────────────────────────────────
+
+/// HKDF-SHA256 (RFC 5869): extract with `salt` (absent = 32 zero bytes), expand with `info` into `out`.
+/// Fails only when `out` is longer than 255 × 32 bytes.
+pub fn hkdf_sha256(salt: Option<&[u8]>, ikm: &[u8], info: &[u8], out: &mut [u8]) -> CoreResult<()> {
+  Hkdf::<Sha256>::new(salt, ikm)
+    .expand(info, out)
+    .map_err(|_| CoreError::internal("HKDF output length out of range."))
+}
+
+fn push_field(ikm: &mut Vec<u8>, value: Option<&str>) -> CoreResult<()> {
+  match value {
+    None => ikm.push(0),
+    Some(text) => {
+      let len = u32::try_from(text.len()).map_err(|_| {
+        CoreError::new(
+          ErrorCode::InvalidInput,
+          "A handle, session or subject is longer than 4 GiB.",
+        )
+        .with_remedy("Use a shorter identifier.")
+      })?;
+      ikm.push(1);
+      ikm.extend_from_slice(&len.to_be_bytes());
+      ikm.extend_from_slice(text.as_bytes());
+    }
+  }
+  Ok(())
+}
+
+/// The input keying material for a handle and an owner (see the module docs for the encoding).
+pub fn input_key_material(handle: &str, owner: &Owner) -> CoreResult<Zeroizing<Vec<u8>>> {
+  let mut ikm = Zeroizing::new(Vec::with_capacity(
+    15 + handle.len()
+      + owner.session.as_deref().map_or(0, str::len)
+      + owner.subject.as_deref().map_or(0, str::len),
+  ));
+  push_field(&mut ikm, Some(handle))?;
+  push_field(&mut ikm, owner.session.as_deref())?;
+  push_field(&mut ikm, owner.subject.as_deref())?;
+  Ok(ikm)
+}
+
+/// The two keys of one record. Zeroized on drop.
+#[derive(Zeroize, ZeroizeOnDrop)]
+pub struct RecordKeys {
+  record_key: [u8; KEY_LEN],
+  storage_key: [u8; KEY_LEN],
+}
+
+impl RecordKeys {
+  /// Derives both keys from the handle, the owner and the optional server secret.
+  pub fn derive(handle: &str, owner: &Owner, secret: Option<&ServerSecret>) -> CoreResult<Self> {
+    let ikm = input_key_material(handle, owner)?;
+    let hkdf = Hkdf::<Sha256>::new(secret.map(ServerSecret::as_bytes), &ikm);
+    let mut keys = RecordKeys {
+      record_key: [0; KEY_LEN],
+      storage_key: [0; KEY_LEN],
+    };
+    let expanded = hkdf
+      .expand(LABEL_RECORD_KEY, &mut keys.record_key)
+      .and_then(|()| hkdf.expand(LABEL_STORAGE_KEY, &mut keys.storage_key));
+    expanded.map_err(|_| CoreError::internal("HKDF output length out of range."))?;
+    Ok(keys)
+  }
+
+  /// The storage key as 64 lowercase hex characters: the record's name in the store (after the namespace).
+  pub fn storage_key_hex(&self) -> String {
+    hex::encode(self.storage_key)
+  }
+
+  /// The raw storage key (bound into every chunk's AAD).
+  pub fn storage_key(&self) -> &[u8; KEY_LEN] {
+    &self.storage_key
+  }
+
+  fn cipher(&self) -> Aes256Gcm {
+    Aes256Gcm::new(&self.record_key.into())
+  }
+}
+
+impl fmt::Debug for RecordKeys {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    f.write_str("RecordKeys(..)")
+  }
+}
+
+// ─── layout ─────────────────────────────────────────────────────────────────
+
+/// Why a record did not open. The store maps every variant to "not found"; the variants exist for tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenError {
+  /// Too short for a header, or the magic is wrong.
+  NotARecord,
+  /// A version this engine does not know: refused, never guessed.
+  UnknownVersion(u8),
+  /// The length does not match the header (truncated or extended), or a range is out of bounds.
+  Malformed,
+  /// A chunk failed authentication: wrong key, moved, reordered, truncated or altered.
+  Unauthentic,
+}
+
+/// A parsed record header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordHeader {
+  bytes: [u8; HEADER_LEN],
+  nonce_prefix: [u8; NONCE_PREFIX_LEN],
+  plaintext_len: u64,
+}
+
+impl RecordHeader {
+  /// Parses the first [`HEADER_LEN`] bytes of a record.
+  pub fn parse(record: &[u8]) -> Result<Self, OpenError> {
+    let bytes: [u8; HEADER_LEN] = record
+      .get(..HEADER_LEN)
+      .and_then(|head| head.try_into().ok())
+      .ok_or(OpenError::NotARecord)?;
+    if bytes[..4] != MAGIC {
+      return Err(OpenError::NotARecord);
+    }
+    if bytes[4] != VERSION_1 {
+      return Err(OpenError::UnknownVersion(bytes[4]));
+    }
+    let mut nonce_prefix = [0u8; NONCE_PREFIX_LEN];
+    nonce_prefix.copy_from_slice(&bytes[5..5 + NONCE_PREFIX_LEN]);
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[5 + NONCE_PREFIX_LEN..]);
+    let plaintext_len = u64::from_be_bytes(len);
+    // The chunk index is 32 bits: a longer claim cannot be a record of ours.
+    if chunk_count(plaintext_len) > u64::from(u32::MAX) + 1 {
+      return Err(OpenError::Malformed);
+    }
+    Ok(Self {
+      bytes,
+      nonce_prefix,
+      plaintext_len,
+    })
+  }
+
+  /// The plaintext length the header claims (authenticated only once a chunk opens).
+  pub fn plaintext_len(&self) -> u64 {
+    self.plaintext_len
+  }
+
+  /// Number of chunks in the record.
+  pub fn chunk_count(&self) -> u64 {
+    chunk_count(self.plaintext_len)
+  }
+
+  /// The record's total length in bytes.
+  pub fn record_len(&self) -> u64 {
+    HEADER_LEN as u64 + self.plaintext_len + TAG_LEN as u64 * self.chunk_count()
+  }
+
+  /// The byte span of the record that holds the chunks covering plaintext `[start, end)`, clamped to the plaintext.
+  /// An empty range still covers one chunk, so that reading it authenticates the header.
+  pub fn span_for(&self, start: u64, end: u64) -> ChunkSpan {
+    let len = self.plaintext_len;
+    let start = start.min(len);
+    let end = end.clamp(start, len);
+    let chunk = CHUNK_SIZE as u64;
+    let last_chunk = self.chunk_count() - 1;
+    let first = (start / chunk).min(last_chunk);
+    let last = if end > start {
+      (end - 1) / chunk
+    } else {
+      first
+    };
+    let stride = chunk + TAG_LEN as u64;
+    let byte_start = HEADER_LEN as u64 + first * stride;
+    let byte_end = if last == last_chunk {
+      self.record_len()
+    } else {
+      HEADER_LEN as u64 + (last + 1) * stride
+    };
+    ChunkSpan {
+      first_chunk: first,
+      chunks: last - first + 1,
+      byte_start,
+      byte_end,
+      skip: start - first * chunk,
+      take: end - start,
+    }
+  }
+}
+
+/// Which chunks (and which record bytes) cover a plaintext range. Built by [`RecordHeader::span_for`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkSpan {
+  /// Index of the first chunk.
+  pub first_chunk: u64,
+  /// Number of chunks.
+  pub chunks: u64,
+  /// First record byte of those chunks.
+  pub byte_start: u64,
+  /// One past their last record byte.
+  pub byte_end: u64,
+  /// Plaintext bytes to drop from the front of the decrypted chunks.
+  pub skip: u64,
+  /// Plaintext bytes to keep after that.
+  pub take: u64,
+}
+
+fn chunk_count(plaintext_len: u64) -> u64 {
+  plaintext_len.div_ceil(CHUNK_SIZE as u64).max(1)
+}
+
+fn nonce(
+  prefix: &[u8; NONCE_PREFIX_LEN],
+  index: u32,
+  last: bool,
+) -> Nonce<aes_gcm::aead::consts::U12> {
+  let mut bytes = [0u8; 12];
+  bytes[..NONCE_PREFIX_LEN].copy_from_slice(prefix);
+  bytes[NONCE_PREFIX_LEN..11].copy_from_slice(&index.to_be_bytes());
+  bytes[11] = u8::from(last);
+  Nonce::from(bytes)
+}
+
+fn aad(header: &[u8; HEADER_LEN], keys: &RecordKeys) -> [u8; HEADER_LEN + KEY_LEN] {
+  let mut aad = [0u8; HEADER_LEN + KEY_LEN];
+  aad[..HEADER_LEN].copy_from_slice(header);
+  aad[HEADER_LEN..].copy_from_slice(&keys.storage_key);
+  aad
+}
+
+// ─── seal and open ──────────────────────────────────────────────────────────
+
+/// The length of the record that seals `plaintext_len` bytes.
+pub fn sealed_len(plaintext_len: u64) -> u64 {
+  HEADER_LEN as u64 + plaintext_len + TAG_LEN as u64 * chunk_count(plaintext_len)
+}
+
+/// Seals `plaintext` into a new record under `keys`, with a fresh random nonce prefix from the OS CSPRNG.
+pub fn seal(keys: &RecordKeys, plaintext: &[u8]) -> CoreResult<Vec<u8>> {
+  let mut prefix = [0u8; NONCE_PREFIX_LEN];
+  getrandom::fill(&mut prefix)
+    .map_err(|_| CoreError::internal("The operating system's random source failed."))?;
+  seal_with_prefix(keys, plaintext, prefix)
+}
+
+/// [`seal`] with a given nonce prefix: for known-answer tests only; a prefix must never repeat under one key.
+pub fn seal_with_prefix(
+  keys: &RecordKeys,
+  plaintext: &[u8],
+  prefix: [u8; NONCE_PREFIX_LEN],
+) -> CoreResult<Vec<u8>> {
+  let too_large = || {
+    CoreError::new(ErrorCode::InvalidInput, "The answer is too large to seal.")
+      .with_remedy("Return a smaller answer.")
+  };
+  let plaintext_len = u64::try_from(plaintext.len()).map_err(|_| too_large())?;
+  let chunks = chunk_count(plaintext_len);
+  if chunks > u64::from(u32::MAX) + 1 {
+    return Err(too_large());
+  }
+  let total = usize::try_from(sealed_len(plaintext_len)).map_err(|_| too_large())?;
+
+  let mut header = [0u8; HEADER_LEN];
+  header[..4].copy_from_slice(&MAGIC);
+  header[4] = VERSION_1;
+  header[5..5 + NONCE_PREFIX_LEN].copy_from_slice(&prefix);
+  header[5 + NONCE_PREFIX_LEN..].copy_from_slice(&plaintext_len.to_be_bytes());
+  let aad = aad(&header, keys);
+  let cipher = keys.cipher();
+
+  let mut out = Vec::with_capacity(total);
+  out.extend_from_slice(&header);
+  let mut pieces: Vec<&[u8]> = plaintext.chunks(CHUNK_SIZE).collect();
+  if pieces.is_empty() {
+    pieces.push(&[]);
+  }
+  let last_index = pieces.len() - 1;
+  for (index, piece) in pieces.into_iter().enumerate() {
+    let counter = u32::try_from(index).map_err(|_| too_large())?;
+    let start = out.len();
+    out.extend_from_slice(piece);
+    let tag = cipher
+      .encrypt_inout_detached(
+        &nonce(&prefix, counter, index == last_index),
+        &aad,
+        (&mut out[start..]).into(),
+      )
+      .map_err(|_| too_large())?;
+    out.extend_from_slice(&tag);
+  }
+  Ok(out)
+}
+
+/// Opens a whole record: every chunk authenticated, the length exact.
+pub fn open(keys: &RecordKeys, record: &[u8]) -> Result<Vec<u8>, OpenError> {
+  let header = RecordHeader::parse(record)?;
+  if record.len() as u64 != header.record_len() {
+    return Err(OpenError::Malformed);
+  }
+  open_chunks(keys, &header, 0, &record[HEADER_LEN..])
+}
+
+/// Opens plaintext bytes `[start, end)` (clamped to the answer) from a whole record, decrypting only the chunks
+/// that cover them.
+pub fn open_range(
+  keys: &RecordKeys,
+  record: &[u8],
+  start: u64,
+  end: u64,
+) -> Result<Vec<u8>, OpenError> {
+  let header = RecordHeader::parse(record)?;
+  let span = header.span_for(start, end);
+  let bytes = usize::try_from(span.byte_start)
+    .ok()
+    .zip(usize::try_from(span.byte_end).ok())
+    .and_then(|(from, to)| record.get(from..to))
+    .ok_or(OpenError::Malformed)?;
+  open_span(keys, &header, &span, bytes)
+}
+
+/// Opens the chunks a [`ChunkSpan`] names, given exactly the record bytes `span.byte_start..span.byte_end`, and
+/// returns the plaintext range the span was built for. This is how stores that read byte ranges open a slice.
+pub fn open_span(
+  keys: &RecordKeys,
+  header: &RecordHeader,
+  span: &ChunkSpan,
+  bytes: &[u8],
+) -> Result<Vec<u8>, OpenError> {
+  if bytes.len() as u64 != span.byte_end - span.byte_start {
+    return Err(OpenError::Malformed);
+  }
+  let plain = open_chunks(keys, header, span.first_chunk, bytes)?;
+  let skip = usize::try_from(span.skip).map_err(|_| OpenError::Malformed)?;
+  let take = usize::try_from(span.take).map_err(|_| OpenError::Malformed)?;
+  plain
+    .get(skip..skip + take)
+    .map(<[u8]>::to_vec)
+    .ok_or(OpenError::Malformed)
+}
+
+/// Decrypts consecutive chunks starting at `first_chunk`; `bytes` holds exactly those chunks (ciphertext ‖ tag each).
+fn open_chunks(
+  keys: &RecordKeys,
+  header: &RecordHeader,
+  first_chunk: u64,
+  bytes: &[u8],
+) -> Result<Vec<u8>, OpenError> {
+  let chunk_total = header.chunk_count();
+  let aad = aad(&header.bytes, keys);
+  let cipher = keys.cipher();
+  let mut out = Vec::with_capacity(bytes.len());
+  let mut rest = bytes;
+  let mut index = first_chunk;
+  loop {
+    if index >= chunk_total {
+      return Err(OpenError::Malformed);
+    }
+    let last = index == chunk_total - 1;
+    let plain_len = if last {
+      header.plaintext_len - index * CHUNK_SIZE as u64
+    } else {
+      CHUNK_SIZE as u64
+    };
+    let plain_len = usize::try_from(plain_len).map_err(|_| OpenError::Malformed)?;
+    if rest.len() < plain_len + TAG_LEN {
+      return Err(OpenError::Malformed);
+    }
+    let (ciphertext, after) = rest.split_at(plain_len);
+    let (tag, after) = after.split_at(TAG_LEN);
+    let tag = Tag::try_from(tag).map_err(|_| OpenError::Malformed)?;
+    let counter = u32::try_from(index).map_err(|_| OpenError::Malformed)?;
+    let start = out.len();
+    out.extend_from_slice(ciphertext);
+    cipher
+      .decrypt_inout_detached(
+        &nonce(&header.nonce_prefix, counter, last),
+        &aad,
+        (&mut out[start..]).into(),
+        &tag,
+      )
+      .map_err(|_| OpenError::Unauthentic)?;
+    rest = after;
+    index += 1;
+    if rest.is_empty() {
+      return Ok(out);
+    }
+  }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,310 @@
-//! (in progress)
+//! The handle store: sealed records kept in a backend under `namespace:` + hex storage key.
+//!
+//! The backend never sees a handle, a session, a subject or a plaintext: only the storage key (HKDF output) and the
+//! sealed record. Missing, expired, foreign (another owner derives another key) and tampered records all read as
+//! `None` through the same path. Backend failures are coded errors (`RESULT_STORE_UNAVAILABLE`,
+//! `RESULT_STORE_WRITE_FAILED`) that arrive within [`OPERATION_TIMEOUT`], never a hang.
+
+pub mod config;
+pub mod memory;
+pub mod redis;
+pub mod rest;
+pub mod sqlite;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
+pub use crate::core::seal::Owner;
+use crate::core::seal::{self, RecordHeader, RecordKeys, ServerSecret, HEADER_LEN};
+use config::{BackendConfig, MemoryConfig, StorageConfig, MAX_TTL_SECONDS};
+
+/// The longest any store call may take before it fails with `RESULT_STORE_UNAVAILABLE`.
+pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(10);
+/// Answers larger than this are sealed and opened on tokio's blocking pool rather than inline.
+const INLINE_CRYPTO_BYTES: usize = 64 * 1024;
+
+/// A boxed, sendable future (backends are used as `Arc<dyn Backend>`).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What every backend does. Keys are opaque strings; values are bytes.
+pub trait Backend: Send + Sync {
+  /// The backend's `type` name.
+  fn kind(&self) -> &'static str;
+  /// The value, or `None` when missing or expired.
+  fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>>;
+  /// Bytes `[start, end)` of the value, clamped to its length; empty when missing or expired.
+  fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>>;
+  /// Stores the value with its TTL in one step.
+  fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>>;
+  /// Removes the value; true when there was one.
+  fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>>;
+  /// Releases connections; later calls fail with `RESULT_STORE_UNAVAILABLE`.
+  fn close(&self) -> BoxFuture<'_, ()>;
+}
+
+/// A `RESULT_STORE_UNAVAILABLE` error.
+pub(crate) fn unavailable(message: impl Into<String>) -> CoreError {
+  CoreError::new(ErrorCode::StoreUnavailable, message)
+}
+
+pub(crate) fn closed_error() -> CoreError {
+  unavailable("The result store is closed.")
+    .with_remedy("Open a new store; this one was shut down.")
+}
+
+fn timed_out() -> CoreError {
+  unavailable("The result store did not answer in time.").with_remedy(
+    "Check that the storage server is up and reachable; calls recover once it is back.",
+  )
+}
+
+async fn bounded<T>(work: impl Future<Output = CoreResult<T>>) -> CoreResult<T> {
+  tokio::time::timeout(OPERATION_TIMEOUT, work)
+    .await
+    .unwrap_or_else(|_| Err(timed_out()))
+}
+
+async fn crypto<T: Send + 'static>(
+  size: usize,
+  work: impl FnOnce() -> T + Send + 'static,
+) -> CoreResult<T> {
+  if size <= INLINE_CRYPTO_BYTES {
+    return Ok(work());
+  }
+  tokio::task::spawn_blocking(work)
+    .await
+    .map_err(|_| CoreError::internal("Sealing failed inside the engine."))
+}
+
+/// Opens the backend a config names (bounded in time). `fallback: 'memory'` turns an unreachable backend into a
+/// memory store.
+pub async fn open_backend(config: &StorageConfig) -> CoreResult<Arc<dyn Backend>> {
+  let opened: CoreResult<Arc<dyn Backend>> = bounded(async {
+    Ok(match &config.backend {
+      BackendConfig::Memory(memory) => {
+        Arc::new(memory::MemoryBackend::new(*memory)) as Arc<dyn Backend>
+      }
+      BackendConfig::Redis(redis) => Arc::new(redis::RedisBackend::connect(redis).await?),
+      BackendConfig::Sqlite(sqlite) => Arc::new(sqlite::SqliteBackend::open(sqlite).await?),
+      BackendConfig::Rest(rest) => Arc::new(rest::RestBackend::connect(rest).await?),
+    })
+  })
+  .await;
+  match opened {
+    Err(error) if error.code == ErrorCode::StoreUnavailable && config.fallback_memory => Ok(
+      Arc::new(memory::MemoryBackend::new(MemoryConfig::default())),
+    ),
+    other => other,
+  }
+}
+
+// ─── records for JS-provided storages ───────────────────────────────────────
+
+/// A sealed record and the storage key it must be kept under.
+pub struct SealedRecord {
+  /// 64 lowercase hex characters.
+  pub storage_key: String,
+  pub record: Vec<u8>,
+}
+
+/// Seals an answer for a storage the caller manages (the JS `ResultHandleStore` over a FrontMCP storage).
+pub fn seal_record(
+  handle: &str,
+  plaintext: &[u8],
+  owner: &Owner,
+  secret: Option<&ServerSecret>,
+) -> CoreResult<SealedRecord> {
+  check_handle(handle)?;
+  let keys = RecordKeys::derive(handle, owner, secret)?;
+  Ok(SealedRecord {
+    storage_key: keys.storage_key_hex(),
+    record: seal::seal(&keys, plaintext)?,
+  })
+}
+
+/// Opens a record read from such a storage; `None` when it is not this owner's, altered or not a record.
+pub fn open_record(
+  handle: &str,
+  record: &[u8],
+  owner: &Owner,
+  secret: Option<&ServerSecret>,
+) -> CoreResult<Option<Vec<u8>>> {
+  let keys = RecordKeys::derive(handle, owner, secret)?;
+  Ok(seal::open(&keys, record).ok())
+}
+
+/// The storage key (hex) a handle and owner derive.
+pub fn storage_key_for(
+  handle: &str,
+  owner: &Owner,
+  secret: Option<&ServerSecret>,
+) -> CoreResult<String> {
+  Ok(RecordKeys::derive(handle, owner, secret)?.storage_key_hex())
+}
+
+fn check_handle(handle: &str) -> CoreResult<()> {
+  if handle.is_empty() {
+    return Err(
+      CoreError::new(
+        ErrorCode::InvalidInput,
+        "handle must be a non-empty string.",
+      )
+      .with_remedy("Use newHandle() to make one."),
+    );
+  }
+  Ok(())
+}
+
+// ─── the store ──────────────────────────────────────────────────────────────
+
+/// Sealed answers in one backend, under one namespace and TTL.
+pub struct HandleStore {
+  backend: Arc<dyn Backend>,
+  key_prefix: String,
+  ttl_seconds: u64,
+  secret: Option<ServerSecret>,
+}
+
+impl HandleStore {
+  /// Opens the configured backend (bounded in time) and checks the namespace and TTL.
+  pub async fn open(
+    config: &StorageConfig,
+    namespace: &str,
+    ttl_seconds: u64,
+    secret: Option<ServerSecret>,
+  ) -> CoreResult<Self> {
+    check_settings(namespace, ttl_seconds)?;
+    let backend = open_backend(config).await?;
+    Self::with_backend(backend, &config.key_prefix, namespace, ttl_seconds, secret)
+  }
+
+  /// A store over a backend already open. Keys are `{key_prefix}{namespace}:{hex storage key}`.
+  pub fn with_backend(
+    backend: Arc<dyn Backend>,
+    key_prefix: &str,
+    namespace: &str,
+    ttl_seconds: u64,
+    secret: Option<ServerSecret>,
+  ) -> CoreResult<Self> {
+    check_settings(namespace, ttl_seconds)?;
+    Ok(Self {
+      backend,
+      key_prefix: format!("{key_prefix}{namespace}:"),
+      ttl_seconds,
+      secret,
+    })
+  }
+
+  /// The backend's `type` (after `auto` and any fallback).
+  pub fn backend_kind(&self) -> &'static str {
+    self.backend.kind()
+  }
+
+  /// The TTL every record is saved with.
+  pub fn ttl_seconds(&self) -> u64 {
+    self.ttl_seconds
+  }
+
+  /// A fresh handle: a random UUID v4 from the OS CSPRNG, never derived from the answer.
+  pub fn new_handle() -> String {
+    uuid::Uuid::new_v4().hyphenated().to_string()
+  }
+
+  fn keys(&self, handle: &str, owner: &Owner) -> CoreResult<(RecordKeys, String)> {
+    let keys = RecordKeys::derive(handle, owner, self.secret.as_ref())?;
+    let key = format!("{}{}", self.key_prefix, keys.storage_key_hex());
+    Ok((keys, key))
+  }
+
+  /// The full key a handle and owner's record lives under (prefix, namespace, hex storage key).
+  pub fn storage_key(&self, handle: &str, owner: &Owner) -> CoreResult<String> {
+    self.keys(handle, owner).map(|(_, key)| key)
+  }
+
+  /// Seals the answer and stores it with the TTL. Fails with a coded error when the store cannot keep it.
+  pub async fn save(
+    &self,
+    handle: &str,
+    plaintext: impl Into<Vec<u8>>,
+    owner: &Owner,
+  ) -> CoreResult<()> {
+    check_handle(handle)?;
+    let plaintext: Vec<u8> = plaintext.into();
+    let (keys, key) = self.keys(handle, owner)?;
+    let record = crypto(plaintext.len(), move || seal::seal(&keys, &plaintext)).await??;
+    bounded(self.backend.set(key, record, self.ttl_seconds)).await
+  }
+
+  /// The answer, or `None` when missing, expired, another owner's or tampered with.
+  pub async fn read(&self, handle: &str, owner: &Owner) -> CoreResult<Option<Vec<u8>>> {
+    let (keys, key) = self.keys(handle, owner)?;
+    let Some(record) = bounded(self.backend.get(key)).await? else {
+      return Ok(None);
+    };
+    crypto(record.len(), move || seal::open(&keys, &record).ok()).await
+  }
+
+  /// Answer bytes `[start, end)` (clamped), reading and decrypting only the chunks that cover them; `None` as for
+  /// [`HandleStore::read`].
+  pub async fn read_range(
+    &self,
+    handle: &str,
+    owner: &Owner,
+    start: u64,
+    end: u64,
+  ) -> CoreResult<Option<Vec<u8>>> {
+    let (keys, key) = self.keys(handle, owner)?;
+    let head = bounded(self.backend.get_range(key.clone(), 0, HEADER_LEN as u64)).await?;
+    let Ok(header) = RecordHeader::parse(&head) else {
+      return Ok(None);
+    };
+    let span = header.span_for(start, end);
+    let bytes = bounded(self.backend.get_range(key, span.byte_start, span.byte_end)).await?;
+    crypto(bytes.len(), move || {
+      seal::open_span(&keys, &header, &span, &bytes).ok()
+    })
+    .await
+  }
+
+  /// Removes a record (for tests and explicit invalidation); true when one was there.
+  pub async fn delete(&self, handle: &str, owner: &Owner) -> CoreResult<bool> {
+    let (_, key) = self.keys(handle, owner)?;
+    bounded(self.backend.delete(key)).await
+  }
+
+  /// Releases the backend's connections. Later calls fail with `RESULT_STORE_UNAVAILABLE`.
+  pub async fn close(&self) {
+    let _ = tokio::time::timeout(OPERATION_TIMEOUT, self.backend.close()).await;
+  }
+}
+
+/// Problems with a namespace and a TTL (empty when both are fine).
+pub fn settings_problems(namespace: Option<&str>, ttl_seconds: Option<f64>) -> Vec<String> {
+  let mut problems = Vec::new();
+  if namespace.is_none_or(str::is_empty) {
+    problems.push("namespace must be a non-empty string.".to_string());
+  }
+  let ttl_ok = ttl_seconds
+    .is_some_and(|ttl| ttl.fract() == 0.0 && ttl >= 1.0 && ttl <= MAX_TTL_SECONDS as f64);
+  if !ttl_ok {
+    problems.push(format!(
+      "ttlSeconds must be a whole number from 1 to {MAX_TTL_SECONDS}."
+    ));
+  }
+  problems
+}
+
+fn check_settings(namespace: &str, ttl_seconds: u64) -> CoreResult<()> {
+  let problems = settings_problems(Some(namespace), Some(ttl_seconds as f64));
+  if problems.is_empty() {
+    Ok(())
+  } else {
+    Err(config::configuration_error(problems))
+  }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,190 @@
+// The record format, checked from outside: node:crypto alone decrypts what the engine seals, and the engine opens
+// what node:crypto seals, both following docs/record-format.md and nothing else.
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+const native = require('../binding.js') as typeof import('../binding');
+
+// ─── docs/record-format.md, written out with node:crypto ────────────────────
+
+const CHUNK = 65_536;
+const HEADER = 20;
+const TAG = 16;
+
+function field(value: string | undefined): Buffer {
+  if (value === undefined) return Buffer.from([0]);
+  const bytes = Buffer.from(value, 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return Buffer.concat([Buffer.from([1]), length, bytes]);
+}
+
+function derive(handle: string, session?: string, subject?: string, secret?: string) {
+  const ikm = Buffer.concat([field(handle), field(session), field(subject)]);
+  const salt = secret === undefined ? Buffer.alloc(0) : Buffer.from(secret, 'utf8');
+  const key = (info: string) => Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from(info, 'ascii'), 32));
+  return { recordKey: key('result-handles/v1 record key'), storageKey: key('result-handles/v1 storage key') };
+}
+
+function nonce(prefix: Buffer, index: number, last: boolean): Buffer {
+  const counter = Buffer.alloc(4);
+  counter.writeUInt32BE(index);
+  return Buffer.concat([prefix, counter, Buffer.from([last ? 1 : 0])]);
+}
+
+function jsOpen(record: Buffer, keys: ReturnType<typeof derive>): Buffer {
+  if (record.subarray(0, 4).toString('latin1') !== 'RHSR') throw new Error('not a record');
+  if (record[4] !== 1) throw new Error(`unknown version ${record[4]}`);
+  const header = record.subarray(0, HEADER);
+  const prefix = record.subarray(5, 12);
+  const length = Number(record.readBigUInt64BE(12));
+  const chunks = Math.max(1, Math.ceil(length / CHUNK));
+  if (record.length !== HEADER + length + TAG * chunks) throw new Error('bad length');
+  const aad = Buffer.concat([header, keys.storageKey]);
+  const out: Buffer[] = [];
+  let at = HEADER;
+  for (let i = 0; i < chunks; i += 1) {
+    const last = i === chunks - 1;
+    const size = last ? length - i * CHUNK : CHUNK;
+    const decipher = createDecipheriv('aes-256-gcm', keys.recordKey, nonce(prefix, i, last));
+    decipher.setAAD(aad);
+    decipher.setAuthTag(record.subarray(at + size, at + size + TAG));
+    out.push(decipher.update(record.subarray(at, at + size)), decipher.final());
+    at += size + TAG;
+  }
+  return Buffer.concat(out);
+}
+
+function jsSeal(plaintext: Buffer, keys: ReturnType<typeof derive>): Buffer {
+  const prefix = randomBytes(7);
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64BE(BigInt(plaintext.length));
+  const header = Buffer.concat([Buffer.from('RHSR', 'latin1'), Buffer.from([1]), prefix, length]);
+  const aad = Buffer.concat([header, keys.storageKey]);
+  const chunks = Math.max(1, Math.ceil(plaintext.length / CHUNK));
+  const parts = [header];
+  for (let i = 0; i < chunks; i += 1) {
+    const cipher = createCipheriv('aes-256-gcm', keys.recordKey, nonce(prefix, i, i === chunks - 1));
+    cipher.setAAD(aad);
+    parts.push(cipher.update(plaintext.subarray(i * CHUNK, (i + 1) * CHUNK)), cipher.final(), cipher.getAuthTag());
+  }
+  return Buffer.concat(parts);
+}
+
+function answer(bytes: number): Buffer {
+  const text = JSON.stringify({
+    rows: Array.from({ length: Math.ceil(bytes / 10) + 1 }, (_, i) => ({ id: i, s: 'x' })),
+  });
+  return Buffer.from(text.slice(0, Math.max(2, bytes)), 'utf8');
+}
+
+// ─── tests ──────────────────────────────────────────────────────────────────
+
+describe('sealed records, per docs/record-format.md', () => {
+  afterEach(() => {
+    delete process.env.RESULT_HANDLES_SECRET;
+  });
+
+  const owners: Array<[string | undefined, string | undefined]> = [
+    [undefined, undefined],
+    ['', undefined],
+    [undefined, ''],
+    ['sess-1', 'user-1'],
+    ['sëss-ünïcode-✓', undefined],
+  ];
+
+  it('node:crypto alone opens what the engine seals (every owner shape, chunk edges)', async () => {
+    for (const [session, subject] of owners) {
+      for (const size of [0, 1, CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 17]) {
+        const handle = native.newHandle();
+        const plain = answer(size).subarray(0, size);
+        const sealed = await native.sealRecord(handle, plain, session, subject);
+        const keys = derive(handle, session, subject);
+        expect(sealed.storageKey).toBe(keys.storageKey.toString('hex'));
+        expect(sealed.record.length).toBe(HEADER + size + TAG * Math.max(1, Math.ceil(size / CHUNK)));
+        expect(jsOpen(sealed.record, keys).equals(plain)).toBe(true);
+      }
+    }
+  });
+
+  it('the engine opens what node:crypto seals', async () => {
+    for (const [session, subject] of owners) {
+      const handle = native.newHandle();
+      const plain = answer(2 * CHUNK + 5);
+      const record = jsSeal(plain, derive(handle, session, subject));
+      const opened = await native.openRecord(handle, record, session, subject);
+      expect(opened?.equals(plain)).toBe(true);
+      expect(native.openRecordSync(handle, record, session, subject)?.equals(plain)).toBe(true);
+    }
+  });
+
+  it('the secret is the HKDF salt, from the option or RESULT_HANDLES_SECRET', async () => {
+    const secret = 'a-server-secret-of-at-least-32-bytes!!';
+    const handle = native.newHandle();
+    const sealed = await native.sealRecord(handle, Buffer.from('{"a":1}'), 'sess', undefined, secret);
+    const keys = derive(handle, 'sess', undefined, secret);
+    expect(sealed.storageKey).toBe(keys.storageKey.toString('hex'));
+    expect(jsOpen(sealed.record, keys).toString()).toBe('{"a":1}');
+    expect(() => jsOpen(sealed.record, derive(handle, 'sess'))).toThrow();
+
+    expect(native.storageKeyFor(handle, 'sess')).toBe(derive(handle, 'sess').storageKey.toString('hex'));
+    process.env.RESULT_HANDLES_SECRET = secret;
+    expect(native.storageKeyFor(handle, 'sess')).toBe(sealed.storageKey);
+    expect((await native.openRecord(handle, sealed.record, 'sess'))?.toString()).toBe('{"a":1}');
+
+    process.env.RESULT_HANDLES_SECRET = 'short';
+    expect(() => native.storageKeyFor(handle, 'sess')).toThrow(
+      expect.objectContaining({ code: 'RESULT_HANDLES_CONFIGURATION' }),
+    );
+    const error = await native.sealRecord(handle, 'x', 'sess', undefined, 'too short').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RESULT_HANDLES_CONFIGURATION' });
+    expect(String((error as Error).message)).not.toContain('too short');
+  });
+
+  it('tampered, truncated, reordered, moved or future-version records open as null', async () => {
+    const handle = native.newHandle();
+    const plain = answer(3 * CHUNK);
+    const { record } = native.sealRecordSync(handle, plain, 's', 'u');
+    const open = (bytes: Buffer, ...who: [string, string | undefined, string | undefined] | []) =>
+      who.length === 0
+        ? native.openRecordSync(handle, bytes, 's', 'u')
+        : native.openRecordSync(who[0], bytes, who[1], who[2]);
+    expect(open(record)?.equals(plain)).toBe(true);
+
+    for (const position of [0, 4, 5, 12, 19, HEADER, HEADER + CHUNK, HEADER + CHUNK + 3, record.length - 1]) {
+      const bad = Buffer.from(record);
+      bad[position] ^= 0x01;
+      expect(open(bad), `flip at ${position}`).toBeNull();
+    }
+    expect(open(record.subarray(0, record.length - 1))).toBeNull();
+    expect(open(record.subarray(0, HEADER + CHUNK + TAG))).toBeNull();
+    const stride = CHUNK + TAG;
+    const swapped = Buffer.concat([
+      record.subarray(0, HEADER),
+      record.subarray(HEADER + stride, HEADER + 2 * stride),
+      record.subarray(HEADER, HEADER + stride),
+      record.subarray(HEADER + 2 * stride),
+    ]);
+    expect(open(swapped)).toBeNull();
+    const future = Buffer.from(record);
+    future[4] = 2;
+    expect(open(future)).toBeNull();
+    expect(() => jsOpen(future, derive(handle, 's', 'u'))).toThrow(/unknown version/);
+    expect(open(record, native.newHandle(), 's', 'u')).toBeNull();
+    expect(open(record, handle, 's', undefined)).toBeNull();
+    expect(open(record, handle, undefined, 'u')).toBeNull();
+    expect(open(Buffer.from('not a record'))).toBeNull();
+  });
+
+  it('handles are fresh UUID v4 strings', () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i += 1) {
+      const handle = native.newHandle();
+      expect(handle).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      seen.add(handle);
+    }
+    expect(seen.size).toBe(200);
+  });
+});

@@ -1,0 +1,269 @@
+// ─── seal + store benchmark ─────────────────────────────────────────────────
+// Native sealing vs the same record format written with node:crypto (the plain-JS baseline), record overhead, and a
+// Redis round trip for a 1 MB answer (native store vs node:crypto + a plain RESP client). Starts its own redis-server
+// on a loopback port. Run after a build: `node benchmark/seal.bench.mjs` (release build for real figures).
+import { spawn } from 'node:child_process';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import { createServer, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+const require = createRequire(import.meta.url);
+const native = require('../binding.js');
+
+// ─── baseline: docs/record-format.md with node:crypto ───────────────────────
+
+const CHUNK = 65_536;
+const field = (value) => {
+  if (value === undefined) return Buffer.from([0]);
+  const bytes = Buffer.from(value);
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(bytes.length);
+  return Buffer.concat([Buffer.from([1]), len, bytes]);
+};
+function jsKeys(handle, session, subject) {
+  const ikm = Buffer.concat([field(handle), field(session), field(subject)]);
+  const key = (info) => Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), info, 32));
+  return { recordKey: key('result-handles/v1 record key'), storageKey: key('result-handles/v1 storage key') };
+}
+const nonce = (prefix, i, last) => {
+  const n = Buffer.alloc(12);
+  prefix.copy(n, 0);
+  n.writeUInt32BE(i, 7);
+  n[11] = last ? 1 : 0;
+  return n;
+};
+function jsSeal(handle, session, plaintext) {
+  const keys = jsKeys(handle, session, undefined);
+  const prefix = randomBytes(7);
+  const header = Buffer.alloc(20);
+  header.write('RHSR', 0, 'latin1');
+  header[4] = 1;
+  prefix.copy(header, 5);
+  header.writeBigUInt64BE(BigInt(plaintext.length), 12);
+  const aad = Buffer.concat([header, keys.storageKey]);
+  const chunks = Math.max(1, Math.ceil(plaintext.length / CHUNK));
+  const parts = [header];
+  for (let i = 0; i < chunks; i += 1) {
+    const cipher = createCipheriv('aes-256-gcm', keys.recordKey, nonce(prefix, i, i === chunks - 1));
+    cipher.setAAD(aad);
+    parts.push(cipher.update(plaintext.subarray(i * CHUNK, (i + 1) * CHUNK)), cipher.final(), cipher.getAuthTag());
+  }
+  return { storageKey: keys.storageKey.toString('hex'), record: Buffer.concat(parts) };
+}
+function jsOpen(handle, session, record) {
+  const keys = jsKeys(handle, session, undefined);
+  const header = record.subarray(0, 20);
+  const prefix = record.subarray(5, 12);
+  const length = Number(record.readBigUInt64BE(12));
+  const chunks = Math.max(1, Math.ceil(length / CHUNK));
+  const aad = Buffer.concat([header, keys.storageKey]);
+  const out = [];
+  let at = 20;
+  for (let i = 0; i < chunks; i += 1) {
+    const last = i === chunks - 1;
+    const size = last ? length - i * CHUNK : CHUNK;
+    const decipher = createDecipheriv('aes-256-gcm', keys.recordKey, nonce(prefix, i, last));
+    decipher.setAAD(aad);
+    decipher.setAuthTag(record.subarray(at + size, at + size + 16));
+    out.push(decipher.update(record.subarray(at, at + size)), decipher.final());
+    at += size + 16;
+  }
+  return Buffer.concat(out);
+}
+
+// ─── timing: interleaved, median ────────────────────────────────────────────
+
+async function measure(runs, cases) {
+  const times = cases.map(() => []);
+  for (let r = 0; r < runs; r += 1) {
+    for (const [i, [, fn]] of cases.entries()) {
+      const start = performance.now();
+      await fn();
+      times[i].push(performance.now() - start);
+    }
+  }
+  return times.map((t) => t.sort((a, b) => a - b)[Math.floor(t.length / 2)]);
+}
+
+const answer = (bytes) => {
+  const rows = [];
+  let size = 2;
+  for (let i = 0; size < bytes; i += 1) {
+    const row = JSON.stringify({ id: i, status: i % 2 ? 'shipped' : 'open', note: `row ${i}` });
+    rows.push(row);
+    size += row.length + 1;
+  }
+  return Buffer.from(`[${rows.join(',')}]`).subarray(0, bytes);
+};
+const mbps = (bytes, ms) => (bytes / 1e6 / (ms / 1000)).toFixed(0);
+const fmt = (ms) => ms.toFixed(2).padStart(8);
+
+// ─── Redis: our own server and a plain RESP client ──────────────────────────
+
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+class Resp {
+  constructor(socket) {
+    this.socket = socket;
+    this.buf = Buffer.alloc(0);
+    this.waiting = [];
+    socket.on('data', (chunk) => {
+      this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+      for (;;) {
+        const parsed = this.parse();
+        if (!parsed) return;
+        this.waiting.shift()(parsed);
+      }
+    });
+  }
+  parse() {
+    const end = this.buf.indexOf('\r\n');
+    if (end < 0) return undefined;
+    const kind = String.fromCharCode(this.buf[0]);
+    const line = this.buf.toString('latin1', 1, end);
+    if (kind === '$') {
+      const len = Number(line);
+      if (len < 0) {
+        this.buf = this.buf.subarray(end + 2);
+        return { value: null };
+      }
+      if (this.buf.length < end + 2 + len + 2) return undefined;
+      const value = this.buf.subarray(end + 2, end + 2 + len);
+      this.buf = this.buf.subarray(end + 4 + len);
+      return { value };
+    }
+    this.buf = this.buf.subarray(end + 2);
+    return { value: kind === '-' ? new Error(line) : line };
+  }
+  command(...args) {
+    const parts = [Buffer.from(`*${args.length}\r\n`)];
+    for (const arg of args) {
+      const b = Buffer.isBuffer(arg) ? arg : Buffer.from(String(arg));
+      parts.push(Buffer.from(`$${b.length}\r\n`), b, Buffer.from('\r\n'));
+    }
+    return new Promise((resolve) => {
+      this.waiting.push((r) => resolve(r.value));
+      this.socket.write(Buffer.concat(parts));
+    });
+  }
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  for (let i = 0; i < 200; i += 1) {
+    try {
+      const socket = new Socket();
+      socket.connect(port, '127.0.0.1');
+      await Promise.race([once(socket, 'connect'), once(socket, 'error').then(([e]) => Promise.reject(e))]);
+      const client = new Resp(socket);
+      if ((await client.command('PING')) === 'PONG') return { port, child, client };
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  child.kill('SIGKILL');
+  throw new Error('redis-server did not start (is it installed?)');
+}
+
+// ─── run ────────────────────────────────────────────────────────────────────
+
+console.log(`seal + store benchmark: node ${process.version}, ${process.arch}, median of interleaved runs`);
+console.log('(build with `npm run build` first: a debug .node is many times slower)\n');
+
+console.log('record overhead (bytes of record minus bytes of answer)');
+for (const size of [0, 1_000, 16_384, 1_000_000, 10_000_000]) {
+  const { record } = native.sealRecordSync(native.newHandle(), answer(size).subarray(0, size), 's');
+  console.log(`  ${String(size).padStart(10)} B answer → ${record.length - size} B overhead`);
+}
+
+console.log('\nseal / open (ms, MB/s; ratio = node:crypto ms ÷ native ms, > 1 means native is faster)');
+console.log('  size    op     native ms  MB/s   node:crypto ms  MB/s   ratio');
+for (const [size, runs] of [
+  [1_000_000, 41],
+  [10_000_000, 11],
+]) {
+  const plain = answer(size);
+  const handle = native.newHandle();
+  const sealed = native.sealRecordSync(handle, plain, 's');
+  const jsSealed = jsSeal(handle, 's', plain);
+  if (!native.openRecordSync(handle, jsSealed.record, 's').equals(plain)) throw new Error('formats differ');
+  if (!jsOpen(handle, 's', sealed.record).equals(plain)) throw new Error('formats differ');
+  const [nSeal, jSeal, nOpen, jOpen, nSealAsync, nOpenAsync] = await measure(runs, [
+    ['native seal', () => native.sealRecordSync(handle, plain, 's')],
+    ['js seal', () => jsSeal(handle, 's', plain)],
+    ['native open', () => native.openRecordSync(handle, sealed.record, 's')],
+    ['js open', () => jsOpen(handle, 's', sealed.record)],
+    ['native seal async', () => native.sealRecord(handle, plain, 's')],
+    ['native open async', () => native.openRecord(handle, sealed.record, 's')],
+  ]);
+  const label = `${size / 1e6} MB`.padEnd(6);
+  const row = (op, n, j) =>
+    console.log(
+      `  ${label}  ${op.padEnd(5)} ${fmt(n)} ${mbps(size, n).padStart(5)}  ${fmt(j)}       ${mbps(size, j).padStart(5)}  ${(j / n).toFixed(2)}×`,
+    );
+  row('seal', nSeal, jSeal);
+  row('open', nOpen, jOpen);
+  console.log(
+    `  ${label}  async seal ${fmt(nSealAsync)} ms, async open ${fmt(nOpenAsync)} ms (off the JS thread, incl. copy)`,
+  );
+}
+
+console.log('\nRedis round trip, 1 MB answer (save then read; own redis-server on loopback)');
+const redis = await startRedis();
+try {
+  const url = `redis://127.0.0.1:${redis.port}`;
+  const store = await native.NativeHandleStore.open(JSON.stringify({ type: 'redis', redis: { url } }), 'bench', 60);
+  const plain = answer(1_000_000);
+  const [nRound, jRound, nRange] = await measure(31, [
+    [
+      'native',
+      async () => {
+        const handle = store.newHandle();
+        await store.save(handle, plain, 's');
+        const back = await store.read(handle, 's');
+        if (back.length !== plain.length) throw new Error('short read');
+      },
+    ],
+    [
+      'js',
+      async () => {
+        const handle = native.newHandle();
+        const sealed = jsSeal(handle, 's', plain);
+        await redis.client.command('SET', `bench:${sealed.storageKey}`, sealed.record, 'EX', 60);
+        const back = await redis.client.command('GET', `bench:${sealed.storageKey}`);
+        if (jsOpen(handle, 's', back).length !== plain.length) throw new Error('short read');
+      },
+    ],
+    [
+      'native range',
+      async () => {
+        const handle = store.newHandle();
+        await store.save(handle, plain, 's');
+        await store.readRange(handle, 500_000, 502_000, 's');
+      },
+    ],
+  ]);
+  console.log(`  native store:            ${fmt(nRound)} ms  (seal + SET EX + GET + open)`);
+  console.log(`  node:crypto + RESP:      ${fmt(jRound)} ms  ratio ${(jRound / nRound).toFixed(2)}×`);
+  console.log(`  native save + 2 KB range:${fmt(nRange)} ms  (GETRANGE of the header and one 64 KiB chunk)`);
+  await store.close();
+} finally {
+  redis.socket?.destroy?.();
+  redis.client.socket.destroy();
+  redis.child.kill('SIGTERM');
+  await once(redis.child, 'exit');
+}

@@ -1,0 +1,271 @@
+// ─── result-handles-native: sealed storage ──────────────────────────────────
+// The JS face of the native store. Every rule (key derivation, sealing, backends, config validation, TTL) lives in
+// Rust; this file only moves values across: JSON text in, JSON text out.
+import * as native from './native';
+
+// ─── Types ──────────────────────────────────────────────────────────────────
+
+/** Who may read a kept answer: the session and/or the caller (subject) that saved it. Absent is not empty. */
+export interface ResultHandleOwner {
+  /** The verified session id. */
+  session?: string;
+  /** The authenticated caller (subject). */
+  caller?: string;
+}
+
+/**
+ * The FrontMCP storage methods a {@link ResultHandleStore} needs (`@frontmcp/utils` `NamespacedStorage` has them).
+ * Records are kept as base64 strings under 64-character hex keys.
+ */
+export interface ResultHandleStorage {
+  get(key: string): Promise<string | null | undefined> | string | null | undefined;
+  set(key: string, value: string, options?: { ttlSeconds?: number }): Promise<unknown> | unknown;
+  delete(key: string): Promise<unknown> | unknown;
+  /** Called by `onShutdown()` when present (FrontMCP root storages). */
+  disconnect?(): Promise<unknown> | unknown;
+  /** A FrontMCP namespaced storage's root: `onShutdown()` disconnects it. */
+  root?: { disconnect?(): Promise<unknown> | unknown };
+}
+
+/** Where answers are kept: the shapes of FrontMCP's `StorageConfig`, plus `sqlite`. See docs/storage.md. */
+export type ResultHandleStorageConfig =
+  | { type?: 'auto'; [key: string]: unknown }
+  | { type: 'memory'; memory?: { maxEntries?: number; maxBytes?: number }; [key: string]: unknown }
+  | {
+      type: 'redis';
+      redis?:
+        | { url: string; keyPrefix?: string }
+        | {
+            config: { host: string; port?: number; password?: string; db?: number; tls?: boolean };
+            keyPrefix?: string;
+          };
+      [key: string]: unknown;
+    }
+  | {
+      type: 'sqlite';
+      sqlite: { path: string; walMode?: boolean; ttlCleanupIntervalMs?: number };
+      [key: string]: unknown;
+    }
+  | { type: 'upstash'; upstash?: { url?: string; token?: string; keyPrefix?: string }; [key: string]: unknown }
+  | { type: 'vercel-kv'; vercelKv?: { url?: string; token?: string; keyPrefix?: string }; [key: string]: unknown };
+
+/** Options of {@link createResultHandleStore}. */
+export interface CreateResultHandleStoreOptions {
+  /** Where answers are kept. */
+  storage: ResultHandleStorageConfig;
+  /** Key namespace: records live under `namespace:` + hex storage key. */
+  namespace: string;
+  /** How long an answer is kept, in seconds. */
+  ttlSeconds: number;
+  /** Server secret (≥ 32 bytes) mixed into every key; defaults to `RESULT_HANDLES_SECRET` when set. */
+  secret?: string;
+}
+
+/** Options of `new ResultHandleStore(storage, ttlSeconds, options)`. */
+export interface ResultHandleStoreOptions {
+  /** Server secret (≥ 32 bytes) mixed into every key; defaults to `RESULT_HANDLES_SECRET` when set. */
+  secret?: string;
+}
+
+// ─── Errors ─────────────────────────────────────────────────────────────────
+
+/** A store failure from a JS-provided storage, coded like the native ones. */
+export class ResultHandleStoreError extends Error {
+  readonly code: 'RESULT_STORE_UNAVAILABLE' | 'RESULT_STORE_WRITE_FAILED';
+  readonly remedy: string;
+
+  constructor(code: ResultHandleStoreError['code'], message: string, remedy: string, cause?: unknown) {
+    super(`${message} ${remedy}`, cause === undefined ? undefined : { cause });
+    this.name = 'ResultHandleStoreError';
+    this.code = code;
+    this.remedy = remedy;
+  }
+}
+
+/**
+ * Thrown when a server-only store (`redis`, `sqlite`) is asked for in a browser-like runtime.
+ *
+ * @example
+ * ```ts
+ * throw new BrowserStoreUnavailableError('redis');
+ * // storage type 'redis' needs a server runtime … use storage: { type: 'memory' } in a browser.
+ * ```
+ */
+export class BrowserStoreUnavailableError extends Error {
+  readonly code = 'BROWSER_STORE_UNAVAILABLE' as const;
+  readonly remedy = "Use storage: { type: 'memory' } in a browser-like runtime.";
+  /** The storage type that was refused. */
+  readonly storageType: string;
+
+  constructor(storageType: string) {
+    super(
+      `storage type '${storageType}' needs a server runtime and is not available in a browser-like runtime. ` +
+        "Use storage: { type: 'memory' } in a browser-like runtime.",
+    );
+    this.name = 'BrowserStoreUnavailableError';
+    this.storageType = storageType;
+  }
+}
+
+// ─── Helpers ────────────────────────────────────────────────────────────────
+
+/** `JSON.stringify` that never throws on clients or cycles: they become a marker the native validator names. */
+function configJson(storage: unknown): string | undefined {
+  if (storage === undefined) return undefined;
+  const seen = new WeakSet<object>();
+  return JSON.stringify(storage, (_key, value: unknown) => {
+    if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return '[object]';
+    if (value !== null && typeof value === 'object') {
+      if (seen.has(value)) return '[object]';
+      seen.add(value);
+    }
+    return value;
+  });
+}
+
+function jsonOf(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (typeof text !== 'string') {
+    throw Object.assign(new TypeError('The answer cannot be kept: it has no JSON form (undefined or a function).'), {
+      code: 'INVALID_INPUT',
+      remedy: 'Save a JSON value.',
+    });
+  }
+  return text;
+}
+
+interface Backing {
+  save(handle: string, json: string | Buffer, owner: ResultHandleOwner): Promise<void>;
+  read(handle: string, owner: ResultHandleOwner): Promise<Buffer | null>;
+  close(): Promise<void>;
+}
+
+function nativeBacking(store: native.NativeHandleStore): Backing {
+  return {
+    save: (handle, json, owner) => store.save(handle, json, owner.session, owner.caller),
+    read: (handle, owner) => store.read(handle, owner.session, owner.caller),
+    close: () => store.close(),
+  };
+}
+
+function storageBacking(storage: ResultHandleStorage, ttlSeconds: number, secret: string | undefined): Backing {
+  return {
+    async save(handle, json, owner) {
+      const sealed = await native.sealRecord(handle, json, owner.session, owner.caller, secret);
+      try {
+        await storage.set(sealed.storageKey, sealed.record.toString('base64'), { ttlSeconds });
+      } catch (cause) {
+        throw new ResultHandleStoreError(
+          'RESULT_STORE_WRITE_FAILED',
+          'The storage could not keep the answer.',
+          'Check the storage connection; the answer is sent whole meanwhile.',
+          cause,
+        );
+      }
+    },
+    async read(handle, owner) {
+      const key = native.storageKeyFor(handle, owner.session, owner.caller, secret);
+      let text: string | null | undefined;
+      try {
+        text = await storage.get(key);
+      } catch (cause) {
+        throw new ResultHandleStoreError(
+          'RESULT_STORE_UNAVAILABLE',
+          'The storage could not be read.',
+          'Check the storage connection; calls recover once it is back.',
+          cause,
+        );
+      }
+      if (typeof text !== 'string') return null;
+      return native.openRecord(handle, Buffer.from(text, 'base64'), owner.session, owner.caller, secret);
+    },
+    async close() {
+      const root = storage.root;
+      if (root && typeof root.disconnect === 'function') await root.disconnect();
+      else if (typeof storage.disconnect === 'function') await storage.disconnect();
+    },
+  };
+}
+
+// ─── ResultHandleStore ──────────────────────────────────────────────────────
+
+/**
+ * Keeps answers sealed (AES-256-GCM, keys derived per handle and owner) with a TTL, and reads them back only for
+ * the owner that saved them. Wraps the native store made by {@link createResultHandleStore}, or any storage with
+ * FrontMCP's `get` / `set` / `delete` (for example a connection you already have).
+ *
+ * @example
+ * ```ts
+ * const store = new ResultHandleStore(frontMcpStorage.namespace('result-handles'), 600);
+ * const handle = store.newHandle();
+ * await store.save(handle, { orders }, { session: 'sess-1' });
+ * const hit = await store.read(handle, { session: 'sess-1' }); // { value: { orders } }
+ * await store.read(handle, { session: 'sess-2' }); // undefined
+ * ```
+ */
+export class ResultHandleStore {
+  readonly ttlSeconds: number;
+  private readonly backing: Backing;
+
+  constructor(
+    storage: ResultHandleStorage | native.NativeHandleStore,
+    ttlSeconds: number,
+    options: ResultHandleStoreOptions = {},
+  ) {
+    this.ttlSeconds = ttlSeconds;
+    this.backing =
+      storage instanceof native.NativeHandleStore
+        ? nativeBacking(storage)
+        : storageBacking(storage, ttlSeconds, options.secret);
+  }
+
+  /** A fresh handle: a random UUID v4 from the OS CSPRNG. */
+  newHandle(): string {
+    return native.newHandle();
+  }
+
+  /** Keeps `value` (JSON-stringified) for `owner`, with the TTL. Rejects with a coded error if the store cannot. */
+  save(handle: string, value: unknown, owner: ResultHandleOwner = {}): Promise<void> {
+    return this.backing.save(handle, jsonOf(value), owner);
+  }
+
+  /** `{ value }` for the owner that saved it; `undefined` when missing, expired or another owner's. */
+  async read(handle: string, owner: ResultHandleOwner = {}): Promise<{ value: unknown } | undefined> {
+    const bytes = await this.backing.read(handle, owner);
+    return bytes === null ? undefined : { value: JSON.parse(bytes.toString('utf8')) };
+  }
+
+  /** Keeps an answer that is already JSON text (no second stringify). */
+  saveJson(handle: string, json: string | Buffer, owner: ResultHandleOwner = {}): Promise<void> {
+    return this.backing.save(handle, json, owner);
+  }
+
+  /** The kept JSON text as bytes (no parse), or `undefined` as for {@link ResultHandleStore.read}. */
+  async readJson(handle: string, owner: ResultHandleOwner = {}): Promise<Buffer | undefined> {
+    return (await this.backing.read(handle, owner)) ?? undefined;
+  }
+
+  /** Disconnects the store (the native backend, or the wrapped storage's root). */
+  onShutdown(): Promise<void> {
+    return this.backing.close();
+  }
+}
+
+/**
+ * Opens a native store and wraps it. All three options are required.
+ * Rejects with `RESULT_HANDLES_CONFIGURATION` (every problem named) or `RESULT_STORE_UNAVAILABLE`.
+ *
+ * @example
+ * ```ts
+ * const store = await createResultHandleStore({
+ *   storage: { type: 'redis', redis: { url: 'redis://127.0.0.1:6379' } },
+ *   namespace: 'result-handles',
+ *   ttlSeconds: 600,
+ * });
+ * ```
+ */
+export async function createResultHandleStore(options: CreateResultHandleStoreOptions): Promise<ResultHandleStore> {
+  const { storage, namespace, ttlSeconds, secret } = options ?? ({} as CreateResultHandleStoreOptions);
+  const store = await native.NativeHandleStore.open(configJson(storage), namespace, ttlSeconds, secret);
+  return new ResultHandleStore(store, store.ttlSeconds);
+}

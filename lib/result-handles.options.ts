@@ -1,0 +1,178 @@
+// ─── result-handles-native: options ─────────────────────────────────────────
+// Every rule lives in the native engine (src/core/options.rs). This file only carries the options across:
+// JSON with stand-ins for what JSON cannot hold, then the checked options back.
+import * as native from './native';
+
+// ─── constants ──────────────────────────────────────────────────────────────
+
+/** Smallest `thresholdBytes` accepted: below it the folded form itself would not fit. */
+export const MIN_THRESHOLD_BYTES = 1024;
+
+/** How many answers the in-memory store keeps before it evicts the oldest. */
+export const DEFAULT_MEMORY_MAX_ENTRIES = 1000;
+
+/** The `_meta` key a folded tool result carries its handle under. */
+export const RESULT_HANDLE_META_KEY = 'frontmcp/result-handle';
+
+/** The name of the tool a model calls to read parts of a folded answer. */
+export const RESULT_QUERY_TOOL_NAME = 'result_query';
+
+// ─── option types ───────────────────────────────────────────────────────────
+
+/** Where folded answers are kept. `'auto'` picks Redis when configured, else memory. */
+export type ResultHandlesStorageType = 'memory' | 'redis' | 'sqlite' | 'upstash' | 'vercel-kv' | 'auto';
+
+/**
+ * Storage configuration: a `type`, plus whatever that store needs (the store checks those).
+ *
+ * @example
+ * { type: 'redis', url: 'redis://127.0.0.1:6379' }
+ */
+export interface ResultHandlesStorageOptions {
+  /** Which store keeps folded answers. */
+  type: ResultHandlesStorageType;
+  /** Settings for that store. */
+  [setting: string]: unknown;
+}
+
+/** How much of a folded answer the model sees right away. */
+export interface ResultHandlesPreviewOptions {
+  /**
+   * Items kept from every list, at every depth (1 to 10000).
+   * @default 5
+   */
+  items?: number;
+  /**
+   * Characters (UTF-16 units, as JS counts `length`) kept from every string (1 to 1000000).
+   * @default 500
+   */
+  chars?: number;
+}
+
+/**
+ * Decides, per tool call, whether an answer folds. The hosts call it; the options only check that it is a
+ * function.
+ */
+export type ResultHandlesFoldPolicy = (...args: any[]) => unknown;
+
+/**
+ * Options of the result-handles plugin.
+ *
+ * @example
+ * ResultHandlesPlugin.init({ thresholdBytes: 32_768, preview: { items: 3 }, storage: { type: 'memory' } });
+ */
+export interface ResultHandlesOptions {
+  /**
+   * Answers whose JSON is larger than this many bytes are folded (1024 to 2147483648).
+   * @default 16384
+   */
+  thresholdBytes?: number;
+  /**
+   * How long a folded answer can be read, in seconds (1 to 31536000).
+   * @default 600
+   */
+  ttlSeconds?: number;
+  /**
+   * How much the preview keeps; either key may be omitted.
+   * @default { items: 5, chars: 500 }
+   */
+  preview?: ResultHandlesPreviewOptions;
+  /** Decides per call whether an answer folds. */
+  foldPolicy?: ResultHandlesFoldPolicy;
+  /**
+   * Where folded answers are kept.
+   * @default { type: 'auto' }
+   */
+  storage?: ResultHandlesStorageOptions;
+  /**
+   * Prefix of every store key (1 to 256 bytes).
+   * @default 'result-handles'
+   */
+  namespace?: string;
+  /** Secret folded answers are sealed with: at least 32 bytes of UTF-8. */
+  secret?: string;
+}
+
+/** The options after checking, every default applied. */
+export interface ResolvedResultHandlesOptions {
+  thresholdBytes: number;
+  ttlSeconds: number;
+  preview: { items: number; chars: number };
+  foldPolicy?: ResultHandlesFoldPolicy;
+  storage: ResultHandlesStorageOptions;
+  namespace: string;
+  secret?: string;
+}
+
+// ─── errors ─────────────────────────────────────────────────────────────────
+
+/**
+ * Thrown when the options are invalid. `problems` lists each one; the message names them all.
+ *
+ * @example
+ * try { normalizeOptions({ thresholdBytes: 10 }); } catch (e) { if (e instanceof ResultHandlesConfigurationError) console.error(e.problems); }
+ */
+export class ResultHandlesConfigurationError extends Error {
+  /** Stable code hosts branch on. */
+  readonly code = 'RESULT_HANDLES_CONFIGURATION' as const;
+  /** Every problem found, one sentence each, naming the option and the allowed range. */
+  readonly problems: string[];
+
+  constructor(problems: string[], message: string) {
+    super(message);
+    this.name = 'ResultHandlesConfigurationError';
+    this.problems = problems;
+  }
+}
+
+// ─── normalizeOptions ───────────────────────────────────────────────────────
+
+type NativeOptionsAnswer =
+  | { ok: true; options: Omit<ResolvedResultHandlesOptions, 'foldPolicy'> & { hasFoldPolicy: boolean } }
+  | { ok: false; problems: string[]; message: string };
+
+/** JSON.stringify replacer: stand-ins for what JSON cannot hold, so the engine can name it. */
+function optionsReplacer(_key: string, value: unknown): unknown {
+  switch (typeof value) {
+    case 'function':
+      return { $function: true };
+    case 'undefined':
+    case 'symbol':
+    case 'bigint':
+      return { $jsType: typeof value };
+    case 'number':
+      return Number.isFinite(value) ? value : { $jsType: 'number', value: String(value) };
+    case 'object': {
+      if (value === null || Array.isArray(value)) return value;
+      const proto = Object.getPrototypeOf(value);
+      return proto === Object.prototype || proto === null ? value : { $jsType: 'object' };
+    }
+    default:
+      return value;
+  }
+}
+
+/**
+ * Checks the options (in the native engine) and applies every default.
+ *
+ * @throws ResultHandlesConfigurationError naming every problem.
+ * @example
+ * const options = normalizeOptions({ preview: { items: 2 } }); // options.thresholdBytes === 16384
+ */
+export function normalizeOptions(options?: ResultHandlesOptions): ResolvedResultHandlesOptions {
+  let json: string;
+  try {
+    json = JSON.stringify(options, optionsReplacer);
+  } catch {
+    json = JSON.stringify({ $jsType: 'circular' });
+  }
+  const answer = JSON.parse(native.validateOptions(json)) as NativeOptionsAnswer;
+  if (!answer.ok) throw new ResultHandlesConfigurationError(answer.problems, answer.message);
+  const { hasFoldPolicy, ...resolved } = answer.options;
+  return {
+    ...resolved,
+    // Keep the caller's own objects: they may hold clients or functions JSON cannot carry.
+    storage: options?.storage ?? resolved.storage,
+    ...(hasFoldPolicy ? { foldPolicy: options?.foldPolicy } : {}),
+  };
+}

@@ -1,0 +1,483 @@
+//! A pull scanner over JSON text: one event per token, an explicit stack instead of recursion.
+//!
+//! Why not serde_json's `Deserializer`: the text `JSON.stringify` prints may hold lone surrogates as `\udXXX`
+//! escapes, which serde_json refuses everywhere except in byte strings; the fold needs each number's own text
+//! (to echo JS's spelling), UTF-16 counts, and no recursion at all (10k-deep answers). The grammar is RFC 8259,
+//! the same `JSON.parse` accepts.
+
+use memchr::memchr2;
+
+/// A string token: the text between the quotes, escapes still in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawStr<'a> {
+  pub raw: &'a str,
+  pub escaped: bool,
+}
+
+/// One token of the JSON text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Event<'a> {
+  ObjectStart,
+  ObjectEnd,
+  ArrayStart,
+  ArrayEnd,
+  Key(RawStr<'a>),
+  Str(RawStr<'a>),
+  Number(&'a str),
+  Bool(bool),
+  Null,
+}
+
+/// The text is not JSON; `offset` is the byte where reading stopped (no text is quoted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ScanError {
+  pub offset: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+  Value,
+  FirstValueOrEnd,
+  FirstKeyOrEnd,
+  Key,
+  Colon,
+  CommaOrEnd,
+  Done,
+}
+
+/// Bytes that end a run of plain string content: quote, backslash, control characters.
+static STRING_STOP: [bool; 256] = {
+  let mut table = [false; 256];
+  let mut b = 0;
+  while b < 0x20 {
+    table[b] = true;
+    b += 1;
+  }
+  table[b'"' as usize] = true;
+  table[b'\\' as usize] = true;
+  table
+};
+
+pub(crate) struct Scanner<'a> {
+  text: &'a str,
+  bytes: &'a [u8],
+  pos: usize,
+  /// One entry per open container: `true` for an object.
+  stack: Vec<bool>,
+  expect: Expect,
+}
+
+impl<'a> Scanner<'a> {
+  pub fn new(text: &'a str) -> Self {
+    Self {
+      text,
+      bytes: text.as_bytes(),
+      pos: 0,
+      stack: Vec::new(),
+      expect: Expect::Value,
+    }
+  }
+
+  fn error<T>(&self) -> Result<T, ScanError> {
+    Err(ScanError { offset: self.pos })
+  }
+
+  fn skip_whitespace(&mut self) {
+    while let Some(&b) = self.bytes.get(self.pos) {
+      if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+        self.pos += 1;
+      } else {
+        break;
+      }
+    }
+  }
+
+  fn after_value(&mut self) {
+    self.expect = if self.stack.is_empty() {
+      Expect::Done
+    } else {
+      Expect::CommaOrEnd
+    };
+  }
+
+  /// The next token; `None` once the single top-level value and trailing whitespace are read.
+  pub fn next_event(&mut self) -> Result<Option<Event<'a>>, ScanError> {
+    loop {
+      self.skip_whitespace();
+      let Some(&b) = self.bytes.get(self.pos) else {
+        return if self.expect == Expect::Done {
+          Ok(None)
+        } else {
+          self.error()
+        };
+      };
+      match self.expect {
+        Expect::Done => return self.error(),
+        Expect::Value => return self.value(b).map(Some),
+        Expect::FirstValueOrEnd => {
+          if b == b']' {
+            self.pos += 1;
+            self.stack.pop();
+            self.after_value();
+            return Ok(Some(Event::ArrayEnd));
+          }
+          return self.value(b).map(Some);
+        }
+        Expect::FirstKeyOrEnd | Expect::Key => {
+          if b == b'}' && self.expect == Expect::FirstKeyOrEnd {
+            self.pos += 1;
+            self.stack.pop();
+            self.after_value();
+            return Ok(Some(Event::ObjectEnd));
+          }
+          if b != b'"' {
+            return self.error();
+          }
+          let key = self.string()?;
+          self.expect = Expect::Colon;
+          return Ok(Some(Event::Key(key)));
+        }
+        Expect::Colon => {
+          if b != b':' {
+            return self.error();
+          }
+          self.pos += 1;
+          self.expect = Expect::Value;
+        }
+        Expect::CommaOrEnd => {
+          let in_object = self.stack.last().copied().unwrap_or(false);
+          match b {
+            b',' => {
+              self.pos += 1;
+              self.expect = if in_object {
+                Expect::Key
+              } else {
+                Expect::Value
+              };
+            }
+            b'}' if in_object => {
+              self.pos += 1;
+              self.stack.pop();
+              self.after_value();
+              return Ok(Some(Event::ObjectEnd));
+            }
+            b']' if !in_object => {
+              self.pos += 1;
+              self.stack.pop();
+              self.after_value();
+              return Ok(Some(Event::ArrayEnd));
+            }
+            _ => return self.error(),
+          }
+        }
+      }
+    }
+  }
+
+  fn value(&mut self, b: u8) -> Result<Event<'a>, ScanError> {
+    let event = match b {
+      b'{' => {
+        self.pos += 1;
+        self.stack.push(true);
+        self.expect = Expect::FirstKeyOrEnd;
+        return Ok(Event::ObjectStart);
+      }
+      b'[' => {
+        self.pos += 1;
+        self.stack.push(false);
+        self.expect = Expect::FirstValueOrEnd;
+        return Ok(Event::ArrayStart);
+      }
+      b'"' => Event::Str(self.string()?),
+      b'-' | b'0'..=b'9' => Event::Number(self.number()?),
+      b't' => self.literal("true", Event::Bool(true))?,
+      b'f' => self.literal("false", Event::Bool(false))?,
+      b'n' => self.literal("null", Event::Null)?,
+      _ => return self.error(),
+    };
+    self.after_value();
+    Ok(event)
+  }
+
+  fn literal(&mut self, word: &str, event: Event<'a>) -> Result<Event<'a>, ScanError> {
+    if self.bytes[self.pos..].starts_with(word.as_bytes()) {
+      self.pos += word.len();
+      Ok(event)
+    } else {
+      self.error()
+    }
+  }
+
+  /// Reads a string starting at its opening quote; checks escapes and refuses raw control characters.
+  fn string(&mut self) -> Result<RawStr<'a>, ScanError> {
+    let start = self.pos + 1;
+    let mut i = start;
+    let mut escaped = false;
+    loop {
+      while i < self.bytes.len() && !STRING_STOP[self.bytes[i] as usize] {
+        i += 1;
+      }
+      match self.bytes.get(i) {
+        Some(b'"') => break,
+        Some(b'\\') => {
+          escaped = true;
+          match self.bytes.get(i + 1) {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
+            Some(b'u') => {
+              let hex = self.bytes.get(i + 2..i + 6);
+              if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                self.pos = i;
+                return self.error();
+              }
+              i += 6;
+            }
+            _ => {
+              self.pos = i;
+              return self.error();
+            }
+          }
+        }
+        _ => {
+          self.pos = i;
+          return self.error();
+        }
+      }
+    }
+    self.pos = i + 1;
+    // Quotes and backslashes are ASCII, so these are character boundaries.
+    let raw = self.text.get(start..i).ok_or(ScanError { offset: start })?;
+    Ok(RawStr { raw, escaped })
+  }
+
+  fn digits(&mut self) -> usize {
+    let start = self.pos;
+    while self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
+      self.pos += 1;
+    }
+    self.pos - start
+  }
+
+  /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+  fn number(&mut self) -> Result<&'a str, ScanError> {
+    let start = self.pos;
+    if self.bytes[self.pos] == b'-' {
+      self.pos += 1;
+    }
+    match self.bytes.get(self.pos) {
+      Some(b'0') => self.pos += 1,
+      Some(b'1'..=b'9') => {
+        self.digits();
+      }
+      _ => return self.error(),
+    }
+    if self.bytes.get(self.pos) == Some(&b'.') {
+      self.pos += 1;
+      if self.digits() == 0 {
+        return self.error();
+      }
+    }
+    if matches!(self.bytes.get(self.pos), Some(b'e' | b'E')) {
+      self.pos += 1;
+      if matches!(self.bytes.get(self.pos), Some(b'+' | b'-')) {
+        self.pos += 1;
+      }
+      if self.digits() == 0 {
+        return self.error();
+      }
+    }
+    self
+      .text
+      .get(start..self.pos)
+      .ok_or(ScanError { offset: start })
+  }
+
+  /// Skips the rest of the container whose start event was just returned, and counts its direct members.
+  ///
+  /// Fast path for parts the fold does not keep: brackets and commas are counted, strings jumped over;
+  /// the skipped text is not checked (the source is `JSON.stringify` output or was checked before).
+  pub fn skip_container(&mut self) -> Result<usize, ScanError> {
+    let mut depth = 1usize;
+    let mut members = 0usize;
+    let mut empty = true;
+    while let Some(&b) = self.bytes.get(self.pos) {
+      match b {
+        b'"' => {
+          if depth == 1 {
+            empty = false;
+          }
+          self.pos = self.string_end(self.pos + 1)?;
+        }
+        b'{' | b'[' => {
+          if depth == 1 {
+            empty = false;
+          }
+          depth += 1;
+          self.pos += 1;
+        }
+        b'}' | b']' => {
+          depth -= 1;
+          self.pos += 1;
+          if depth == 0 {
+            self.stack.pop();
+            self.after_value();
+            return Ok(if empty { 0 } else { members + 1 });
+          }
+        }
+        b',' => {
+          if depth == 1 {
+            members += 1;
+          }
+          self.pos += 1;
+        }
+        b' ' | b'\n' | b'\r' | b'\t' | b':' => self.pos += 1,
+        _ => {
+          if depth == 1 {
+            empty = false;
+          }
+          self.pos += 1;
+        }
+      }
+    }
+    self.error()
+  }
+
+  /// The position after the closing quote of a string whose content starts at `from`.
+  fn string_end(&self, mut from: usize) -> Result<usize, ScanError> {
+    loop {
+      let Some(found) = memchr2(b'"', b'\\', &self.bytes[from..]) else {
+        return Err(ScanError { offset: from });
+      };
+      let at = from + found;
+      if self.bytes[at] == b'"' {
+        return Ok(at + 1);
+      }
+      from = at + 2;
+      if from > self.bytes.len() {
+        return Err(ScanError { offset: at });
+      }
+    }
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn events(text: &str) -> Result<Vec<Event<'_>>, ScanError> {
+    let mut scanner = Scanner::new(text);
+    let mut out = Vec::new();
+    while let Some(event) = scanner.next_event()? {
+      out.push(event);
+    }
+    Ok(out)
+  }
+
+  fn s(raw: &str, escaped: bool) -> RawStr<'_> {
+    RawStr { raw, escaped }
+  }
+
+  #[test]
+  fn tokens_of_a_small_document() {
+    let got =
+      events(" {\"a\": [1, -2.5e+3, \"x\\n\", true, false, null, {}], \"b\":[]}\n").expect("valid");
+    use Event::*;
+    assert_eq!(
+      got,
+      vec![
+        ObjectStart,
+        Key(s("a", false)),
+        ArrayStart,
+        Number("1"),
+        Number("-2.5e+3"),
+        Str(s("x\\n", true)),
+        Bool(true),
+        Bool(false),
+        Null,
+        ObjectStart,
+        ObjectEnd,
+        ArrayEnd,
+        Key(s("b", false)),
+        ArrayStart,
+        ArrayEnd,
+        ObjectEnd
+      ]
+    );
+  }
+
+  #[test]
+  fn what_json_parse_refuses_is_refused() {
+    for bad in [
+      "",
+      " ",
+      "{",
+      "[1,]",
+      "[,1]",
+      "{\"a\"}",
+      "{\"a\":1,}",
+      "{a:1}",
+      "01",
+      "1.",
+      ".5",
+      "1e",
+      "-",
+      "+1",
+      "[1 2]",
+      "\"tab\there\"",
+      "\"\\x\"",
+      "\"\\u12g4\"",
+      "\"open",
+      "tru",
+      "nul",
+      "1 2",
+      "{}{}",
+      "[1]]",
+      "NaN",
+      "'a'",
+    ] {
+      assert!(events(bad).is_err(), "{bad:?} should be refused");
+    }
+    for good in [
+      "0",
+      "-0",
+      "1E5",
+      "1e-7",
+      "\"\\ud800\"",
+      "[[]]",
+      "{\"\":{}}",
+      "\"\u{2028}\"",
+    ] {
+      assert!(events(good).is_ok(), "{good:?} should be read");
+    }
+  }
+
+  #[test]
+  fn ten_thousand_levels_need_no_recursion() {
+    let text = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    assert_eq!(events(&text).expect("valid").len(), 20_000);
+  }
+
+  #[test]
+  fn skip_container_counts_direct_members() {
+    for (text, count) in [
+      ("[]", 0),
+      ("[ ]", 0),
+      ("[1]", 1),
+      ("[1,[2,3],{\"a,]\":[4]},\"x\\\"]\"]", 4),
+      ("{}", 0),
+      ("{\"a\":1,\"b\":{\"c\":2}}", 2),
+    ] {
+      let mut scanner = Scanner::new(text);
+      scanner.next_event().expect("start");
+      assert_eq!(scanner.skip_container().expect("skips"), count, "{text}");
+      assert_eq!(scanner.next_event().expect("end"), None, "{text}");
+    }
+    let mut scanner = Scanner::new("[[1,2],3]");
+    scanner.next_event().expect("outer");
+    scanner.next_event().expect("inner");
+    assert_eq!(scanner.skip_container().expect("skips"), 2);
+    assert_eq!(
+      scanner.next_event().expect("next"),
+      Some(Event::Number("3"))
+    );
+  }
+}

@@ -1,0 +1,201 @@
+//! `redis`: one multiplexed connection (`redis::aio::ConnectionManager`) that reconnects by itself.
+//! Values are the raw record bytes; `SET key value EX ttl` writes value and TTL atomically; `GETRANGE` reads ranges.
+//! Every call is bounded: connection and response timeouts in the manager, and the store's own deadline above them.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use ::redis::{Client, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, RedisError};
+
+use super::{closed_error, unavailable, Backend, BoxFuture};
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::store::config::RedisConfig;
+
+/// How long one connection attempt may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long the server may take to answer one command.
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The Redis backend.
+pub struct RedisBackend {
+  manager: Mutex<Option<ConnectionManager>>,
+}
+
+fn not_reached() -> CoreError {
+  unavailable("Redis could not be reached.").with_remedy(
+    "Check storage.redis (url or config) and that the server is up; calls recover once it is back.",
+  )
+}
+
+fn client_for(config: &RedisConfig) -> CoreResult<Client> {
+  let bad = |_: RedisError| {
+    CoreError::new(
+      ErrorCode::Configuration,
+      "storage.redis does not describe a usable Redis server.",
+    )
+    .with_remedy(
+      "Pass redis.url as redis://host:port/db or rediss://…, or redis.config { host, port }.",
+    )
+  };
+  match config {
+    RedisConfig::Url(url) => Client::open(url.as_str()).map_err(bad),
+    RedisConfig::Host {
+      host,
+      port,
+      password,
+      db,
+      tls,
+    } => {
+      let addr = if *tls {
+        ConnectionAddr::TcpTls {
+          host: host.clone(),
+          port: *port,
+          insecure: false,
+          tls_params: None,
+        }
+      } else {
+        ConnectionAddr::Tcp(host.clone(), *port)
+      };
+      let mut settings = RedisConnectionInfo::default().set_db(*db);
+      if let Some(password) = password {
+        settings = settings.set_password(password.as_str());
+      }
+      let info = addr
+        .into_connection_info()
+        .map_err(bad)?
+        .set_redis_settings(settings);
+      Client::open(info).map_err(bad)
+    }
+  }
+}
+
+impl RedisBackend {
+  /// Connects (bounded by [`CONNECT_TIMEOUT`] per attempt); fails with `RESULT_STORE_UNAVAILABLE` when unreachable.
+  pub async fn connect(config: &RedisConfig) -> CoreResult<Self> {
+    let client = client_for(config)?;
+    let settings = ConnectionManagerConfig::new()
+      .set_connection_timeout(Some(CONNECT_TIMEOUT))
+      .set_response_timeout(Some(RESPONSE_TIMEOUT))
+      .set_number_of_retries(2)
+      .set_min_delay(Duration::from_millis(50))
+      .set_max_delay(Duration::from_millis(500));
+    let connect = ConnectionManager::new_with_config(client, settings);
+    let manager = tokio::time::timeout(CONNECT_TIMEOUT * 3, connect)
+      .await
+      .map_err(|_| not_reached())?
+      .map_err(|_| not_reached())?;
+    Ok(Self {
+      manager: Mutex::new(Some(manager)),
+    })
+  }
+
+  fn connection(&self) -> CoreResult<ConnectionManager> {
+    let guard = self
+      .manager
+      .lock()
+      .unwrap_or_else(|poisoned| poisoned.into_inner());
+    guard.clone().ok_or_else(closed_error)
+  }
+}
+
+fn reading_failed(_: RedisError) -> CoreError {
+  not_reached()
+}
+
+fn writing_failed(error: RedisError) -> CoreError {
+  if error.is_io_error()
+    || error.is_timeout()
+    || error.is_connection_dropped()
+    || error.is_connection_refusal()
+  {
+    not_reached()
+  } else {
+    // The server answered and refused (out of memory, read-only replica, …).
+    CoreError::new(ErrorCode::StoreWriteFailed, "Redis refused to keep the answer.")
+      .with_remedy("Check the server's memory limit and that it accepts writes; the answer is sent whole meanwhile.")
+  }
+}
+
+fn connection_lost(error: &RedisError) -> bool {
+  error.is_io_error() || error.is_connection_dropped() || error.is_connection_refusal()
+}
+
+impl RedisBackend {
+  /// Runs one command; when the connection was lost, runs it once more on the manager's fresh connection (every
+  /// command here is idempotent), so the first call after the server comes back succeeds.
+  async fn query<T: ::redis::FromRedisValue>(
+    &self,
+    command: ::redis::Cmd,
+    failed: fn(RedisError) -> CoreError,
+  ) -> CoreResult<T> {
+    let mut connection = self.connection()?;
+    match command.query_async::<T>(&mut connection).await {
+      Err(error) if connection_lost(&error) => {
+        let mut connection = self.connection()?;
+        command
+          .query_async::<T>(&mut connection)
+          .await
+          .map_err(failed)
+      }
+      other => other.map_err(failed),
+    }
+  }
+}
+
+impl Backend for RedisBackend {
+  fn kind(&self) -> &'static str {
+    "redis"
+  }
+
+  fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
+    Box::pin(async move {
+      let mut command = ::redis::cmd("GET");
+      command.arg(&key);
+      self.query(command, reading_failed).await
+    })
+  }
+
+  fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
+    Box::pin(async move {
+      if end <= start {
+        return Ok(Vec::new());
+      }
+      // GETRANGE takes an inclusive end; a missing key reads as "".
+      let mut command = ::redis::cmd("GETRANGE");
+      command.arg(&key).arg(start).arg(end - 1);
+      self.query(command, reading_failed).await
+    })
+  }
+
+  fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>> {
+    Box::pin(async move {
+      let mut command = ::redis::cmd("SET");
+      command.arg(&key).arg(value).arg("EX").arg(ttl_seconds);
+      self.query(command, writing_failed).await
+    })
+  }
+
+  fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>> {
+    Box::pin(async move {
+      let mut command = ::redis::cmd("DEL");
+      command.arg(&key);
+      self
+        .query::<i64>(command, writing_failed)
+        .await
+        .map(|n| n > 0)
+    })
+  }
+
+  fn close(&self) -> BoxFuture<'_, ()> {
+    Box::pin(async move {
+      // Dropping the last manager closes the connection and stops its reconnect task.
+      let taken = self
+        .manager
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .take();
+      drop(taken);
+    })
+  }
+}
