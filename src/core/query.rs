@@ -4,14 +4,16 @@
 //! JSON text, [`run_query_value`] from an answer already parsed. Both give `{ path, value, total?, offset?,
 //! nextOffset? }` as JSON text, printed as `JSON.stringify` would print it.
 //!
-//! Cost: a path naming one node (root, dot path, bracket path, JSON pointer, singular JSONPath) is walked lazily
-//! over the text (`RawValue`): no tree is built, and only the items in the window are parsed. A JSONPath query that
+//! Cost: a path naming one node (root, dot path, bracket path, JSON pointer, singular JSONPath) is followed in one
+//! pass over the text: nothing the path passes by is built, a named array is kept as item slices (`RawValue`), and
+//! only the items in the window are parsed. A JSONPath query that
 //! can select several nodes parses the whole answer into a `Value` and runs `serde_json_path` on it.
 
 mod answer;
 mod args;
 mod json;
 mod path;
+mod seek;
 mod walk;
 
 use serde_json::value::RawValue;
@@ -20,7 +22,8 @@ use serde_json::Value;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use answer::{answer, Items, Target};
 use path::{normalized_path, parse_path, ParsedPath};
-use walk::{raw_items, unreadable, walk, Doc, Kind, Walked};
+use seek::{seek, Terminal};
+use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
 pub use path::PathForm;
@@ -60,33 +63,44 @@ pub fn run_query(
     )
   })?;
   match parsed {
-    ParsedPath::Steps(steps) => {
-      let root: &RawValue = serde_json::from_str(text).map_err(unreadable)?;
-      match walk(root, &steps)? {
-        Walked::Found { node, elements } => {
-          let path = normalized_path(&elements);
-          let kind = node.kind();
-          match kind {
-            Kind::Array => answer(
-              &path,
-              Target::List(Items::Raws(raw_items(node)?)),
-              kind,
-              args,
-              threshold_bytes,
-            ),
-            Kind::String => {
-              let text: String = serde_json::from_str(node.get()).map_err(unreadable)?;
-              answer(&path, Target::Text(&text), kind, args, threshold_bytes)
-            }
-            _ => {
-              let value: Value = serde_json::from_str(node.get()).map_err(unreadable)?;
-              answer(&path, Target::Whole(&value), kind, args, threshold_bytes)
-            }
-          }
+    ParsedPath::Steps(steps) => match seek(text, &steps).map_err(unreadable)? {
+      Some((terminal, elements)) => {
+        let path = normalized_path(&elements);
+        match terminal {
+          Terminal::Array(items) => answer(
+            &path,
+            Target::List(Items::Raws(items)),
+            Kind::Array,
+            args,
+            threshold_bytes,
+          ),
+          Terminal::Text(text) => answer(
+            &path,
+            Target::Text(&text),
+            Kind::String,
+            args,
+            threshold_bytes,
+          ),
+          Terminal::Whole(value) => answer(
+            &path,
+            Target::Whole(&value),
+            (&value).kind(),
+            args,
+            threshold_bytes,
+          ),
         }
-        Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
       }
-    }
+      None => {
+        // Names nothing: walk again, step by step, to find the deepest node that exists (error path only).
+        let root: &RawValue = serde_json::from_str(text).map_err(unreadable)?;
+        match walk(root, &steps)? {
+          Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
+          Walked::Found { .. } => Err(CoreError::internal(
+            "The path was found on a second reading only.",
+          )),
+        }
+      }
+    },
     ParsedPath::Query {
       query,
       text: query_text,
