@@ -47,6 +47,10 @@ pub fn path_form(path: &str) -> CoreResult<PathForm> {
 }
 
 /// Answers `args` from the answer's JSON text (UTF-8). Slices over `threshold_bytes` are refused.
+///
+/// `JSON.stringify` writes a lone surrogate (half of a split emoji, say) as an escape such as `\ud83d`, which
+/// serde_json refuses; such an answer is read again with each lone surrogate as U+FFFD (one JS unit, like the
+/// original).
 pub fn run_query(
   answer_json: &[u8],
   args: &QueryArgs,
@@ -62,6 +66,23 @@ pub fn run_query(
       "Pass the answer as JSON text (JSON.stringify output), or call the original tool again.",
     )
   })?;
+  match query_text(text, parsed, args, threshold_bytes) {
+    Err(error) if error.code == ErrorCode::InvalidInput => {
+      match json::replace_lone_surrogates(text) {
+        Some(repaired) => query_text(&repaired, parse_path(&args.path)?.1, args, threshold_bytes),
+        None => Err(error),
+      }
+    }
+    outcome => outcome,
+  }
+}
+
+fn query_text(
+  text: &str,
+  parsed: ParsedPath,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> CoreResult<String> {
   match parsed {
     ParsedPath::Steps(steps) => match seek(text, &steps).map_err(unreadable)? {
       Some((terminal, elements)) => {

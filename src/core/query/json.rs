@@ -109,6 +109,46 @@ pub(crate) fn escaped_len(c: char) -> usize {
   }
 }
 
+/// Rewrites each lone surrogate escape (`\uD800`..`\uDFFF` not part of a pair) as `\ufffd`; `None` when there
+/// is none. Escapes appear only inside strings, and `\\` is skipped whole, so no string state is needed.
+pub(crate) fn replace_lone_surrogates(text: &str) -> Option<String> {
+  fn hex4(bytes: &[u8]) -> Option<u32> {
+    let digits = bytes.get(..4)?;
+    if !digits.iter().all(u8::is_ascii_hexdigit) {
+      return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+  }
+  let mut bytes = text.as_bytes().to_vec();
+  let mut changed = false;
+  let mut i = 0;
+  while i < bytes.len() {
+    if bytes[i] != b'\\' {
+      i += 1;
+      continue;
+    }
+    if bytes.get(i + 1) != Some(&b'u') {
+      i += 2;
+      continue;
+    }
+    let unit = hex4(&bytes[i + 2..]);
+    let paired = matches!(unit, Some(0xD800..=0xDBFF))
+      && bytes.get(i + 6..i + 8) == Some(b"\\u")
+      && matches!(bytes.get(i + 8..).and_then(hex4), Some(0xDC00..=0xDFFF));
+    if paired {
+      i += 12;
+    } else if matches!(unit, Some(0xD800..=0xDFFF)) {
+      bytes[i + 2..i + 6].copy_from_slice(b"fffd");
+      changed = true;
+      i += 6;
+    } else {
+      i += 2;
+    }
+  }
+  // Only ASCII hex digits were overwritten with ASCII, so the text is still UTF-8.
+  changed.then(|| String::from_utf8(bytes).ok()).flatten()
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -140,6 +180,29 @@ mod tests {
     );
     let escaped: usize = "a\"\u{1}😀".chars().map(escaped_len).sum();
     assert_eq!(escaped, text(&json!("a\"\u{1}😀")).len() - 2);
+  }
+
+  #[test]
+  fn lone_surrogates_become_replacement_characters() {
+    let text =
+      r#"["\ud83d", "a\uDE00b", "\ud83d\ude00", "\\ud83d", "\ud83d\u0041", "\ud83d\ud83d\ude00"]"#;
+    let repaired = replace_lone_surrogates(text).expect("repaired");
+    let value: Value = serde_json::from_str(&repaired).expect("valid now");
+    assert_eq!(
+      value,
+      json!([
+        "\u{fffd}",
+        "a\u{fffd}b",
+        "😀",
+        "\\ud83d",
+        "\u{fffd}A",
+        "\u{fffd}😀"
+      ])
+    );
+    assert_eq!(
+      replace_lone_surrogates(r#"["\ud83d\ude00", "\\ud800"]"#),
+      None
+    );
   }
 
   #[test]

@@ -434,3 +434,16 @@ fn numbers_come_back_as_js_prints_them() {
     r#"{"path":"$['n']","value":[1,0,1e+21,0.5,12345678901234567000],"total":5,"offset":0}"#
   );
 }
+
+#[test]
+fn answers_with_lone_surrogates_are_read_with_replacement_characters() {
+  // What JSON.stringify prints for a string holding half an emoji.
+  let text = br#"{"items":["ok","cut \ud83d","\ude00 tail"],"n":1}"#;
+  let answer = run_query(text, &QueryArgs::new("h", "items"), BIG).expect("readable");
+  assert_eq!(
+    answer,
+    "{\"path\":\"$['items']\",\"value\":[\"ok\",\"cut \u{fffd}\",\"\u{fffd} tail\"],\"total\":3,\"offset\":0}"
+  );
+  let e = run_query(br#"{"a":"\ud83d""#, &QueryArgs::new("h", "a"), BIG).expect_err("still broken");
+  assert_eq!(e.code, ErrorCode::InvalidInput);
+}
