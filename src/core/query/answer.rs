@@ -176,11 +176,13 @@ pub(crate) fn answer(
       out.push('}');
       if out.len() > threshold {
         let remedy = if kind == Kind::Object {
-          "Keep fewer keys with fields, or read one of its keys with a deeper path (for example `<path>['key']`)."
+          format!(
+            "Keep fewer keys with fields, or read one of its keys with a deeper path (`{path}['<key>']`)."
+          )
         } else {
-          "Read a smaller value."
+          "Read a smaller value.".to_string()
         };
-        return Err(too_large(out.len(), threshold, remedy.to_string()));
+        return Err(too_large(out.len(), threshold, remedy));
       }
     }
   }

@@ -402,7 +402,11 @@ fn strings_and_objects_over_the_threshold() {
   }
   let e = err(&d, json!({"handle": "h", "path": "o"}), 100);
   assert_eq!(e.code, ErrorCode::SliceTooLarge);
-  assert!(e.remedy.unwrap_or_default().contains("fields"));
+  let remedy = e.remedy.unwrap_or_default();
+  assert!(
+    remedy.contains("fields") && remedy.contains("`$['o']['<key>']`"),
+    "{remedy}"
+  );
 }
 
 #[test]
