@@ -7,6 +7,8 @@ use std::fmt::Write as _;
 
 use serde_json::{Number, Value};
 
+use crate::core::jsjson::push_js_double;
+
 /// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
 pub(crate) const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
@@ -64,49 +66,14 @@ pub(crate) fn write_number(out: &mut String, number: &Number) {
     }
   }
   // serde_json holds no NaN or infinity; -0 prints as 0 in JS.
-  match number.as_f64() {
-    Some(0.0) => out.push('0'),
-    Some(f) if f.is_finite() => out.push_str(ryu_js::Buffer::new().format_finite(f)),
-    _ => out.push_str("null"),
-  }
+  push_js_double(number.as_f64().unwrap_or(f64::NAN), out);
 }
+
+pub(crate) use crate::core::jsjson::{escaped_char_len as escaped_len, push_quoted};
 
 /// Appends a JSON string literal, escaping as `JSON.stringify` does.
 pub(crate) fn write_str(out: &mut String, text: &str) {
-  out.push('"');
-  let bytes = text.as_bytes();
-  let mut run_start = 0;
-  for (i, &byte) in bytes.iter().enumerate() {
-    let escape: &str = match byte {
-      b'"' => "\\\"",
-      b'\\' => "\\\\",
-      0x08 => "\\b",
-      0x0c => "\\f",
-      b'\n' => "\\n",
-      b'\r' => "\\r",
-      b'\t' => "\\t",
-      0x00..=0x1f => "",
-      _ => continue,
-    };
-    out.push_str(&text[run_start..i]);
-    if escape.is_empty() {
-      let _ = write!(out, "\\u{byte:04x}");
-    } else {
-      out.push_str(escape);
-    }
-    run_start = i + 1;
-  }
-  out.push_str(&text[run_start..]);
-  out.push('"');
-}
-
-/// Bytes that `write_str` spends on one character inside a string literal.
-pub(crate) fn escaped_len(c: char) -> usize {
-  match c {
-    '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-    '\u{0}'..='\u{1f}' => 6,
-    _ => c.len_utf8(),
-  }
+  push_quoted(text, out);
 }
 
 /// Rewrites each lone surrogate escape (`\uD800`..`\uDFFF` not part of a pair) as `\ufffd`; `None` when there
