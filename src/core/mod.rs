@@ -4,6 +4,7 @@
 pub mod error;
 pub mod fit;
 pub mod fold;
+pub(crate) mod jsjson;
 pub mod options;
 pub mod query;
 pub mod seal;

@@ -1,1 +1,207 @@
-//! (in progress)
+//! `result_query`: read part of a kept answer by path, page through lists and strings, keep chosen fields.
+//!
+//! Entry points: [`parse_query_args`] checks the tool's arguments, [`run_query`] answers them from the answer's
+//! JSON text, [`run_query_value`] from an answer already parsed. Both give `{ path, value, total?, offset?,
+//! nextOffset? }` as JSON text, printed as `JSON.stringify` would print it.
+//!
+//! Cost: a path naming one node (root, dot path, bracket path, JSON pointer, singular JSONPath) is followed in one
+//! pass over the text: nothing the path passes by is built, a named array is kept as item slices (`RawValue`), and
+//! only the items in the window are parsed. A JSONPath query that
+//! can select several nodes parses the whole answer into a `Value` and runs `serde_json_path` on it.
+
+mod answer;
+mod args;
+mod json;
+mod path;
+mod seek;
+mod walk;
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use answer::{answer, Items, Target};
+use path::{normalized_path, parse_path, ParsedPath};
+use seek::{seek, Terminal};
+use walk::{unreadable, walk, Doc, Kind, Walked};
+
+pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
+pub use path::PathForm;
+
+/// The error every host gives when a handle is unknown, expired, evicted, or another session's or caller's.
+///
+/// One text for all of these, so an answer never tells whether someone else's handle exists.
+pub fn handle_not_found() -> CoreError {
+  CoreError::new(
+    ErrorCode::HandleNotFound,
+    "No kept answer matches this handle: it expired, was evicted, was never issued, or belongs to another session or caller.",
+  )
+  .with_remedy(
+    "Call the original tool again to get a fresh answer and handle, then query the new handle.",
+  )
+}
+
+/// How `path` will be read, or RESULT_PATH_NOT_FOUND when it is no path form at all.
+pub fn path_form(path: &str) -> CoreResult<PathForm> {
+  parse_path(path).map(|(form, _)| form)
+}
+
+/// Answers `args` from the answer's JSON text (UTF-8). Slices over `threshold_bytes` are refused.
+///
+/// `JSON.stringify` writes a lone surrogate (half of a split emoji, say) as an escape such as `\ud83d`, which
+/// serde_json refuses; such an answer is read again with each lone surrogate as U+FFFD (one JS unit, like the
+/// original).
+pub fn run_query(
+  answer_json: &[u8],
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> CoreResult<String> {
+  let (_, parsed) = parse_path(&args.path)?;
+  let text = std::str::from_utf8(answer_json).map_err(|_| {
+    CoreError::new(
+      ErrorCode::InvalidInput,
+      "The stored answer is not UTF-8 text.",
+    )
+    .with_remedy(
+      "Pass the answer as JSON text (JSON.stringify output), or call the original tool again.",
+    )
+  })?;
+  match query_text(text, parsed, args, threshold_bytes) {
+    Err(error) if error.code == ErrorCode::InvalidInput => {
+      match json::replace_lone_surrogates(text) {
+        Some(repaired) => query_text(&repaired, parse_path(&args.path)?.1, args, threshold_bytes),
+        None => Err(error),
+      }
+    }
+    outcome => outcome,
+  }
+}
+
+fn query_text(
+  text: &str,
+  parsed: ParsedPath,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> CoreResult<String> {
+  match parsed {
+    ParsedPath::Steps(steps) => match seek(text, &steps).map_err(unreadable)? {
+      Some((terminal, elements)) => {
+        let path = normalized_path(&elements);
+        match terminal {
+          Terminal::Array(items) => answer(
+            &path,
+            Target::List(Items::Raws(items)),
+            Kind::Array,
+            args,
+            threshold_bytes,
+          ),
+          Terminal::Text(text) => answer(
+            &path,
+            Target::Text(&text),
+            Kind::String,
+            args,
+            threshold_bytes,
+          ),
+          Terminal::Whole(value) => answer(
+            &path,
+            Target::Whole(&value),
+            (&value).kind(),
+            args,
+            threshold_bytes,
+          ),
+        }
+      }
+      None => {
+        // Names nothing: walk again, step by step, to find the deepest node that exists (error path only).
+        let root: &RawValue = serde_json::from_str(text).map_err(unreadable)?;
+        match walk(root, &steps)? {
+          Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
+          Walked::Found { .. } => Err(CoreError::internal(
+            "The path was found on a second reading only.",
+          )),
+        }
+      }
+    },
+    ParsedPath::Query {
+      query,
+      text: query_text,
+    } => {
+      let value: Value = serde_json::from_str(text).map_err(unreadable)?;
+      let matches = query.query(&value).all();
+      answer(
+        &query_text,
+        Target::List(Items::Refs(&matches)),
+        Kind::Array,
+        args,
+        threshold_bytes,
+      )
+    }
+  }
+}
+
+/// Answers `args` from an answer already parsed. Same answers as [`run_query`].
+pub fn run_query_value(
+  answer_value: &Value,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> CoreResult<String> {
+  let (_, parsed) = parse_path(&args.path)?;
+  match parsed {
+    ParsedPath::Steps(steps) => match walk(answer_value, &steps)? {
+      Walked::Found { node, elements } => {
+        let path = normalized_path(&elements);
+        let target = match node {
+          Value::Array(items) => Target::List(Items::Values(items)),
+          Value::String(text) => Target::Text(text),
+          other => Target::Whole(other),
+        };
+        answer(&path, target, node.kind(), args, threshold_bytes)
+      }
+      Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
+    },
+    ParsedPath::Query { query, text } => {
+      let matches = query.query(answer_value).all();
+      answer(
+        &text,
+        Target::List(Items::Refs(&matches)),
+        Kind::Array,
+        args,
+        threshold_bytes,
+      )
+    }
+  }
+}
+
+/// RESULT_PATH_NOT_FOUND for a path that names nothing, pointing at the deepest node that exists.
+fn not_found<'a, D: Doc<'a>>(parent: D, elements: &[path::PathElement]) -> CoreResult<CoreError> {
+  let at = normalized_path(elements);
+  let holds = match parent.kind() {
+    Kind::Array => match parent.len()? {
+      0 => "an empty array".to_string(),
+      1 => "an array of 1 item (index 0 or -1)".to_string(),
+      n => format!(
+        "an array of {n} items (indexes 0 to {} or -{n} to -1)",
+        n - 1
+      ),
+    },
+    Kind::Object => match parent.len()? {
+      0 => "an empty object".to_string(),
+      1 => "an object with 1 key".to_string(),
+      n => format!("an object with {n} keys"),
+    },
+    Kind::String => {
+      "a string (no keys or items; page through it with offset and limit)".to_string()
+    }
+    Kind::Number => "a number".to_string(),
+    Kind::Bool => "a boolean".to_string(),
+    Kind::Null => "null".to_string(),
+  };
+  Ok(
+    CoreError::new(ErrorCode::PathNotFound, "Nothing exists at that path.").with_remedy(format!(
+      "The nearest existing parent is `{at}`, {holds}. Read `{at}` to see what it holds, or use a path present in the shape."
+    )),
+  )
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,8 @@
 //! Strings and numbers as JS sees them: UTF-16 lengths, `JSON.stringify` quoting, `Number#toString` spelling.
 
 use super::scan::RawStr;
+use crate::core::jsjson::{push_escaped_char, push_js_double, push_unicode_escape};
+pub(crate) use crate::core::jsjson::{push_escaped_str, quoted_len};
 
 /// UTF-16 units of the UTF-8 text `s`: one per character, two for characters beyond U+FFFF.
 pub(crate) fn utf16_len_of_utf8(s: &str) -> usize {
@@ -110,30 +112,6 @@ pub(crate) fn cut_units(units: &[u16], n: usize) -> &[u16] {
   }
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
-
-fn push_unicode_escape(unit: u16, out: &mut String) {
-  out.push_str("\\u");
-  for shift in [12, 8, 4, 0] {
-    out.push(char::from(HEX[usize::from((unit >> shift) & 0xF)]));
-  }
-}
-
-/// Appends `c` as `JSON.stringify` writes it inside quotes.
-fn push_escaped_char(c: char, out: &mut String) {
-  match c {
-    '"' => out.push_str("\\\""),
-    '\\' => out.push_str("\\\\"),
-    '\u{8}' => out.push_str("\\b"),
-    '\u{c}' => out.push_str("\\f"),
-    '\n' => out.push_str("\\n"),
-    '\r' => out.push_str("\\r"),
-    '\t' => out.push_str("\\t"),
-    c if c < ' ' => push_unicode_escape(c as u16, out),
-    c => out.push(c),
-  }
-}
-
 /// Appends UTF-16 units as `JSON.stringify` quotes them (no surrounding quotes); lone surrogates become `\udXXX`.
 pub(crate) fn push_escaped_units(units: &[u16], out: &mut String) {
   for decoded in char::decode_utf16(units.iter().copied()) {
@@ -142,31 +120,6 @@ pub(crate) fn push_escaped_units(units: &[u16], out: &mut String) {
       Err(lone) => push_unicode_escape(lone.unpaired_surrogate(), out),
     }
   }
-}
-
-/// Appends a Rust string as `JSON.stringify` quotes it (no surrounding quotes).
-pub(crate) fn push_escaped_str(s: &str, out: &mut String) {
-  let mut plain_from = 0;
-  for (at, b) in s.bytes().enumerate() {
-    if b < 0x20 || b == b'"' || b == b'\\' {
-      out.push_str(&s[plain_from..at]);
-      push_escaped_char(char::from(b), out);
-      plain_from = at + 1;
-    }
-  }
-  out.push_str(&s[plain_from..]);
-}
-
-/// `Buffer.byteLength(JSON.stringify(s))` for a Rust string `s`.
-pub(crate) fn quoted_len(s: &str) -> usize {
-  2 + s
-    .bytes()
-    .map(|b| match b {
-      b'"' | b'\\' | 0x08 | 0x09 | 0x0A | 0x0C | 0x0D => 2,
-      0x00..=0x1F => 6,
-      _ => 1,
-    })
-    .sum::<usize>()
 }
 
 /// Appends a JSON string's content in the form `JSON.stringify(JSON.parse(...))` prints (no surrounding quotes).
@@ -244,16 +197,8 @@ pub(crate) fn push_canonical_number(raw: &str, out: &mut String) {
     out.push_str(raw);
     return;
   }
-  match raw.parse::<f64>() {
-    Ok(value) if value.is_finite() => {
-      if value == 0.0 {
-        out.push('0');
-      } else {
-        out.push_str(ryu_js::Buffer::new().format_finite(value));
-      }
-    }
-    _ => out.push_str("null"),
-  }
+  // Beyond the double range `parse` gives infinity, which JSON.stringify prints as null.
+  push_js_double(raw.parse::<f64>().unwrap_or(f64::NAN), out);
 }
 
 #[cfg(test)]

@@ -1,0 +1,100 @@
+//! Query latency for 20 items at the end of a 100k-item list, in the engine alone (no JS boundary).
+//!
+//! Run: `cargo bench --target x86_64-unknown-linux-gnu --bench query_latency`. Prints medians; asserts nothing.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use result_handles_native::core::query::{run_query, run_query_value, QueryArgs};
+use serde_json::{json, Value};
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+  samples.sort();
+  samples[samples.len() / 2]
+}
+
+fn measure(label: &str, runs: usize, mut work: impl FnMut() -> usize) -> Duration {
+  for _ in 0..3 {
+    black_box(work());
+  }
+  let samples: Vec<Duration> = (0..runs)
+    .map(|_| {
+      let started = Instant::now();
+      black_box(work());
+      started.elapsed()
+    })
+    .collect();
+  let m = median(samples);
+  println!(
+    "{label:<62} median {:>10.3} ms  ({runs} runs)",
+    m.as_secs_f64() * 1e3
+  );
+  m
+}
+
+fn main() {
+  let items: Vec<Value> = (0..100_000)
+    .map(|i| json!({"id": i, "name": format!("item {i}"), "price": i as f64 * 0.25, "tags": ["a", "b"], "ok": i % 3 == 0}))
+    .collect();
+  let doc = json!({"data": {"items": items}});
+  let text = serde_json::to_string(&doc).unwrap_or_default();
+  println!(
+    "answer: 100000 items, {:.1} MB of JSON",
+    text.len() as f64 / 1e6
+  );
+
+  let mut args = QueryArgs::new("h", "data.items");
+  args.offset = Some(99_980);
+  let mut query_args = QueryArgs::new("h", "$.data.items[-20:]");
+  query_args.limit = Some(20);
+  let threshold = 1 << 20;
+
+  let expected = run_query_value(&doc, &args, threshold).unwrap_or_default();
+  assert_eq!(
+    run_query(text.as_bytes(), &args, threshold).unwrap_or_default(),
+    expected
+  );
+
+  measure("dot path, parsed Value in memory", 200, || {
+    run_query_value(&doc, &args, threshold)
+      .map(|a| a.len())
+      .unwrap_or(0)
+  });
+  measure(
+    "JSONPath `$.data.items[-20:]`, parsed Value in memory",
+    200,
+    || {
+      run_query_value(&doc, &query_args, threshold)
+        .map(|a| a.len())
+        .unwrap_or(0)
+    },
+  );
+  measure(
+    "dot path from JSON text (one pass, what run_query does)",
+    30,
+    || {
+      run_query(text.as_bytes(), &args, threshold)
+        .map(|a| a.len())
+        .unwrap_or(0)
+    },
+  );
+  measure(
+    "dot path from JSON text, full parse into a Value first",
+    30,
+    || {
+      let value: Value = serde_json::from_slice(text.as_bytes()).unwrap_or(Value::Null);
+      run_query_value(&value, &args, threshold)
+        .map(|a| a.len())
+        .unwrap_or(0)
+    },
+  );
+  measure(
+    "JSONPath `$.data.items[-20:]` from JSON text (parse + query)",
+    30,
+    || {
+      run_query(text.as_bytes(), &query_args, threshold)
+        .map(|a| a.len())
+        .unwrap_or(0)
+    },
+  );
+}

@@ -1,0 +1,320 @@
+//! Building the answer `{ path, value, total?, offset?, nextOffset? }`: windows, fields and the size guard.
+
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
+use super::json::{escaped_len, write_str, write_value};
+use super::walk::{unreadable, Kind};
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
+
+/// The items of a list answer, wherever they live.
+pub(crate) enum Items<'a> {
+  /// An array of a parsed answer.
+  Values(&'a [Value]),
+  /// Nodes matched by a JSONPath query.
+  Refs(&'a [&'a Value]),
+  /// An array read lazily from the answer's text: only the items in the window are parsed.
+  Raws(Vec<&'a RawValue>),
+}
+
+impl Items<'_> {
+  fn len(&self) -> usize {
+    match self {
+      Items::Values(items) => items.len(),
+      Items::Refs(items) => items.len(),
+      Items::Raws(items) => items.len(),
+    }
+  }
+
+  fn write(&self, at: usize, out: &mut String, fields: Option<&[String]>) -> CoreResult<()> {
+    match self {
+      Items::Values(items) => write_value(out, &items[at], fields),
+      Items::Refs(items) => write_value(out, items[at], fields),
+      Items::Raws(items) => {
+        let item: Value = serde_json::from_str(items[at].get()).map_err(unreadable)?;
+        write_value(out, &item, fields);
+      }
+    }
+    Ok(())
+  }
+}
+
+/// What a path named, ready to answer.
+pub(crate) enum Target<'a> {
+  List(Items<'a>),
+  Text(&'a str),
+  Whole(&'a Value),
+}
+
+/// Where a window starts and how long it is, from `offset` / `page` / `limit`.
+fn window(args: &QueryArgs, default_limit: usize) -> (u64, usize) {
+  let limit = args.limit.unwrap_or(default_limit);
+  let start = match (args.offset, args.page) {
+    (Some(offset), _) => offset,
+    (None, Some(page)) => (page - 1).saturating_mul(limit as u64),
+    (None, None) => 0,
+  };
+  (start, limit)
+}
+
+fn push_counters(out: &mut String, total: u64, offset: u64, next: Option<u64>) {
+  out.push_str(",\"total\":");
+  out.push_str(&total.to_string());
+  out.push_str(",\"offset\":");
+  out.push_str(&offset.to_string());
+  if let Some(next) = next {
+    out.push_str(",\"nextOffset\":");
+    out.push_str(&next.to_string());
+  }
+  out.push('}');
+}
+
+fn counters_len(total: u64, offset: u64, next: Option<u64>) -> usize {
+  let mut out = String::new();
+  push_counters(&mut out, total, offset, next);
+  out.len()
+}
+
+/// Writes the answer for `target` found at `path` (a normalized path or the query as run).
+pub(crate) fn answer(
+  path: &str,
+  target: Target,
+  kind: Kind,
+  args: &QueryArgs,
+  threshold: usize,
+) -> CoreResult<String> {
+  let fields = args.fields.as_deref();
+  let mut out = String::from("{\"path\":");
+  write_str(&mut out, path);
+  out.push_str(",\"value\":");
+  match target {
+    Target::List(items) => {
+      let total = items.len();
+      let (start, limit) = window(args, DEFAULT_LIST_LIMIT);
+      let first = usize::try_from(start).unwrap_or(usize::MAX).min(total);
+      let end = first.saturating_add(limit).min(total);
+      let next = (end < total).then_some(end as u64);
+      out.push('[');
+      let value_start = out.len();
+      let mut ends = Vec::with_capacity(end - first);
+      for at in first..end {
+        if at > first {
+          out.push(',');
+        }
+        items.write(at, &mut out, fields)?;
+        ends.push(out.len());
+      }
+      out.push(']');
+      push_counters(&mut out, total as u64, start, next);
+      if out.len() > threshold {
+        // Largest k whose answer fits: the same prefix, the first k items, then the counters for k.
+        let fits = (0..=ends.len())
+          .rev()
+          .find(|&k| {
+            let items_len = if k == 0 { 0 } else { ends[k - 1] - value_start };
+            let k_end = first + k;
+            let k_next = (k_end < total).then_some(k_end as u64);
+            value_start + items_len + 1 + counters_len(total as u64, start, k_next) <= threshold
+          })
+          .unwrap_or(0);
+        return Err(too_large_list(
+          out.len(),
+          threshold,
+          fits,
+          path,
+          first,
+          kind,
+        ));
+      }
+    }
+    Target::Text(text) => {
+      let (start, limit) = window(args, DEFAULT_STRING_LIMIT);
+      let slice = string_window(text, start, limit);
+      let before_value = out.len();
+      write_str(&mut out, &text[slice.bytes.clone()]);
+      push_counters(&mut out, slice.total, slice.start, slice.next);
+      if out.len() > threshold {
+        let fits = string_fit(
+          &text[slice.bytes.clone()],
+          before_value + 2,
+          threshold,
+          &slice,
+        );
+        return Err(too_large(
+          out.len(),
+          threshold,
+          if fits == 0 {
+            "Not even one character fits: raise the threshold or read a smaller value.".to_string()
+          } else {
+            format!(
+              "At most {fits} characters fit in one answer from this offset: pass limit: {fits} or less and page on with nextOffset."
+            )
+          },
+        ));
+      }
+    }
+    Target::Whole(value) => {
+      if args.offset.is_some_and(|o| o > 0) || args.page.is_some_and(|p| p > 1) {
+        let what = match kind {
+          Kind::Object => "an object",
+          Kind::Number => "a number",
+          Kind::Bool => "a boolean",
+          _ => "null",
+        };
+        return Err(
+          CoreError::new(
+            ErrorCode::InvalidInput,
+            format!("offset and page apply only to lists and strings; the value at this path is {what}."),
+          )
+          .with_remedy(
+            "Leave out offset and page to read this value whole, or point path at a list or string inside it.",
+          ),
+        );
+      }
+      write_value(&mut out, value, fields);
+      out.push('}');
+      if out.len() > threshold {
+        let remedy = if kind == Kind::Object {
+          format!(
+            "Keep fewer keys with fields, or read one of its keys with a deeper path (`{path}['<key>']`)."
+          )
+        } else {
+          "Read a smaller value.".to_string()
+        };
+        return Err(too_large(out.len(), threshold, remedy));
+      }
+    }
+  }
+  Ok(out)
+}
+
+fn too_large(size: usize, threshold: usize, remedy: String) -> CoreError {
+  CoreError::new(
+    ErrorCode::SliceTooLarge,
+    format!("The requested slice is {size} bytes of JSON, over the {threshold}-byte limit for one answer."),
+  )
+  .with_remedy(remedy)
+}
+
+fn too_large_list(
+  size: usize,
+  threshold: usize,
+  fits: usize,
+  path: &str,
+  first: usize,
+  kind: Kind,
+) -> CoreError {
+  let remedy = if fits > 0 {
+    format!(
+      "At most {fits} items fit in one answer from this offset: pass limit: {fits} or less and page on with nextOffset, keep fewer keys with fields, or read a deeper path."
+    )
+  } else if kind == Kind::Array {
+    format!(
+      "Not even one item fits: keep fewer keys with fields, or read inside one item with a deeper path such as `{path}[{first}]`."
+    )
+  } else {
+    "Not even one item fits: keep fewer keys with fields, or read inside one match with a deeper path.".to_string()
+  };
+  too_large(size, threshold, remedy)
+}
+
+/// A window of a string in JS units (UTF-16).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StringWindow {
+  /// Byte range of the window in the Rust string.
+  pub bytes: std::ops::Range<usize>,
+  /// First unit read (the requested start, moved forward past a low surrogate when it fell inside a pair).
+  pub start: u64,
+  /// Units in the whole string (JS `length`).
+  pub total: u64,
+  /// Where the next window starts, while any text remains.
+  pub next: Option<u64>,
+}
+
+/// Cuts `limit` units from `start`. A boundary that falls inside a surrogate pair moves one unit forward, so a
+/// pair is never split and consecutive windows (by `nextOffset` or by `page`) cover each character exactly once.
+pub(crate) fn string_window(text: &str, start: u64, limit: usize) -> StringWindow {
+  let end_unit = start.saturating_add(limit as u64);
+  let mut unit: u64 = 0;
+  let mut begin: Option<(usize, u64)> = None;
+  let mut finish: Option<(usize, u64)> = None;
+  for (byte, c) in text.char_indices() {
+    if begin.is_none() && unit >= start {
+      begin = Some((byte, unit));
+    }
+    if finish.is_none() && unit >= end_unit {
+      finish = Some((byte, unit));
+    }
+    unit += c.len_utf16() as u64;
+  }
+  let total = unit;
+  let (begin_byte, begin_unit) = begin.unwrap_or((text.len(), start.max(total)));
+  let (end_byte, end_unit) = finish.unwrap_or((text.len(), total));
+  let end_byte = end_byte.max(begin_byte);
+  StringWindow {
+    bytes: begin_byte..end_byte,
+    start: begin_unit,
+    total,
+    next: (end_unit < total).then_some(end_unit),
+  }
+}
+
+/// Most units of `slice` whose answer fits in `threshold`, never splitting a pair.
+fn string_fit(slice: &str, prefix: usize, threshold: usize, window: &StringWindow) -> u64 {
+  let mut size = prefix; // includes both quotes
+  let mut units: u64 = 0;
+  let mut best: u64 = 0;
+  for c in slice.chars() {
+    size += escaped_len(c);
+    units += c.len_utf16() as u64;
+    let end = window.start + units;
+    let next = (end < window.total).then_some(end);
+    if size + counters_len(window.total, window.start, next) <= threshold {
+      best = units;
+    } else {
+      break;
+    }
+  }
+  best
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn pieces(text: &str, limit: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    loop {
+      let w = string_window(text, start, limit);
+      out.push(text[w.bytes.clone()].to_string());
+      match w.next {
+        Some(next) => start = next,
+        None => return out,
+      }
+    }
+  }
+
+  #[test]
+  fn string_windows_never_split_pairs() {
+    let text = "a😀b😀😀c";
+    assert_eq!(pieces(text, 2), ["a😀", "b😀", "😀", "c"].map(String::from));
+    assert_eq!(
+      pieces(text, 1),
+      ["a", "😀", "b", "😀", "😀", "c"].map(String::from)
+    );
+    assert_eq!(pieces(text, 3), ["a😀", "b😀", "😀c"].map(String::from));
+    let w = string_window(text, 2, 2);
+    assert_eq!((w.start, w.total, w.next), (3, 9, Some(4)));
+    assert_eq!(&text[w.bytes], "b");
+    // Page 2 of 1 unit on a pair: empty, and the walk goes on.
+    let w = string_window("😀x", 1, 1);
+    assert_eq!((w.start, w.next, w.bytes.is_empty()), (2, Some(2), true));
+    let past = string_window(text, 50, 2);
+    assert_eq!(
+      (past.start, past.next, past.bytes.is_empty()),
+      (50, None, true)
+    );
+  }
+}

@@ -1,0 +1,453 @@
+//! Answers end to end, through both entry points (text and parsed value), which must agree byte for byte.
+
+use serde_json::{json, Value};
+
+use super::*;
+
+const BIG: usize = usize::MAX;
+
+/// Runs a query both ways; returns the parsed answer or the (identical) error.
+fn query(doc: &Value, args: Value, threshold: usize) -> CoreResult<Value> {
+  let args = parse_query_args(&args)?;
+  let text = serde_json::to_string(doc).expect("serializable");
+  let by_text = run_query(text.as_bytes(), &args, threshold);
+  let by_value = run_query_value(doc, &args, threshold);
+  assert_eq!(
+    by_text, by_value,
+    "text and value routes disagree for {args:?}"
+  );
+  by_text.map(|answer| serde_json::from_str(&answer).expect("answers are JSON"))
+}
+
+fn ok(doc: &Value, args: Value) -> Value {
+  query(doc, args.clone(), BIG).unwrap_or_else(|e| panic!("{args}: {e}"))
+}
+
+fn err(doc: &Value, args: Value, threshold: usize) -> CoreError {
+  query(doc, args.clone(), threshold).expect_err(&format!("{args} should fail"))
+}
+
+fn doc() -> Value {
+  json!({
+    "orders": [
+      {"id": 1, "note": "first", "total": 5},
+      {"id": 2, "note": "second", "total": 14},
+      {"id": 3, "note": "third", "total": 25, "2": "two"}
+    ],
+    "2": {"2": "key two"},
+    "a.b": "dotted",
+    "x y": "spaced",
+    "": "empty key",
+    "a/b": {"m~n": "escaped"},
+    "text": "héllo 😀 wörld",
+    "meta": {"count": 3, "__proto__": {"polluted": true}, "constructor": "c"}
+  })
+}
+
+#[test]
+fn root_forms_read_the_whole_answer() {
+  let d = json!({"a": 1});
+  for path in [json!("$"), json!(""), Value::Null] {
+    let answer = ok(&d, json!({"handle": "h", "path": path}));
+    assert_eq!(answer, json!({"path": "$", "value": {"a": 1}}));
+  }
+  let list = json!([1, 2, 3]);
+  assert_eq!(
+    ok(&list, json!({"handle": "h"})),
+    json!({"path": "$", "value": [1, 2, 3], "total": 3, "offset": 0})
+  );
+}
+
+#[test]
+fn every_path_form_reaches_the_same_node() {
+  let d = doc();
+  let note = json!({"path": "$['orders'][2]['note']", "value": "third", "total": 5, "offset": 0});
+  for path in [
+    "orders.2.note",
+    "$.orders.2.note",
+    "$.orders[2].note",
+    "$['orders'][2]['note']",
+    "$[\"orders\"][2][\"note\"]",
+    "$.orders[-1].note",
+    "orders.-1.note",
+    "/orders/2/note",
+    "$ .orders [ 2 ] .note",
+  ] {
+    assert_eq!(ok(&d, json!({"handle": "h", "path": path})), note, "{path}");
+  }
+  let cases = [
+    ("$.2.2", "$['2']['2']", json!("key two")),
+    ("orders.2.2", "$['orders'][2]['2']", json!("two")),
+    ("$['a.b']", "$['a.b']", json!("dotted")),
+    ("$[\"x y\"]", "$['x y']", json!("spaced")),
+    ("/", "$['']", json!("empty key")),
+    ("$['']", "$['']", json!("empty key")),
+    ("/a~1b/m~0n", "$['a/b']['m~n']", json!("escaped")),
+    ("$['a/b']['m~n']", "$['a/b']['m~n']", json!("escaped")),
+    (
+      "meta.__proto__.polluted",
+      "$['meta']['__proto__']['polluted']",
+      json!(true),
+    ),
+    ("meta.constructor", "$['meta']['constructor']", json!("c")),
+  ];
+  for (path, normalized, value) in cases {
+    let mut expected = json!({"path": normalized, "value": value});
+    if let Some(text) = value.as_str() {
+      expected["total"] = json!(text.encode_utf16().count());
+      expected["offset"] = json!(0);
+    }
+    assert_eq!(
+      ok(&d, json!({"handle": "h", "path": path})),
+      expected,
+      "{path}"
+    );
+  }
+}
+
+#[test]
+fn jsonpath_queries_answer_lists_of_matches() {
+  let d = doc();
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "$.orders[?@.total > 10].id"})
+    ),
+    json!({"path": "$.orders[?@.total > 10].id", "value": [2, 3], "total": 2, "offset": 0})
+  );
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "orders[*].id", "limit": 2})
+    ),
+    json!({"path": "$.orders[*].id", "value": [1, 2], "total": 3, "offset": 0, "nextOffset": 2})
+  );
+  assert_eq!(
+    ok(&d, json!({"handle": "h", "path": "$..id", "offset": 2})),
+    json!({"path": "$..id", "value": [3], "total": 3, "offset": 2})
+  );
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "$.orders[?match(@.note, 's.*')].id"})
+    ),
+    json!({"path": "$.orders[?match(@.note, 's.*')].id", "value": [2], "total": 1, "offset": 0})
+  );
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "$.orders[?length(@.note) == 5 && count(@.*) == 3].id"})
+    ),
+    json!({"path": "$.orders[?length(@.note) == 5 && count(@.*) == 3].id", "value": [1], "total": 1, "offset": 0})
+  );
+  // A query that can select several nodes and matches none is an empty list, not an error.
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "$.orders[?@.total > 100]"})
+    ),
+    json!({"path": "$.orders[?@.total > 100]", "value": [], "total": 0, "offset": 0})
+  );
+  // Fields apply to each object matched.
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "$.orders[0:2]", "fields": ["id"]})
+    ),
+    json!({"path": "$.orders[0:2]", "value": [{"id": 1}, {"id": 2}], "total": 2, "offset": 0})
+  );
+}
+
+#[test]
+fn lists_page_by_offset_and_page() {
+  let d = json!({"items": (0..45).collect::<Vec<_>>()});
+  let first = ok(&d, json!({"handle": "h", "path": "items"}));
+  assert_eq!(first["value"], json!((0..20).collect::<Vec<_>>()));
+  assert_eq!(
+    (
+      first["total"].clone(),
+      first["offset"].clone(),
+      first["nextOffset"].clone()
+    ),
+    (json!(45), json!(0), json!(20))
+  );
+  let by_offset = ok(
+    &d,
+    json!({"handle": "h", "path": "items", "offset": 40, "limit": 10}),
+  );
+  assert_eq!(
+    by_offset,
+    json!({"path": "$['items']", "value": [40, 41, 42, 43, 44], "total": 45, "offset": 40})
+  );
+  let by_page = ok(
+    &d,
+    json!({"handle": "h", "path": "items", "page": 5, "limit": 10}),
+  );
+  assert_eq!(by_page, by_offset);
+  let past = ok(&d, json!({"handle": "h", "path": "items", "offset": 100}));
+  assert_eq!(
+    past,
+    json!({"path": "$['items']", "value": [], "total": 45, "offset": 100})
+  );
+  let huge_page = ok(
+    &d,
+    json!({"handle": "h", "path": "items", "page": 9007199254740991u64, "limit": 100000}),
+  );
+  assert_eq!(huge_page["value"], json!([]));
+}
+
+#[test]
+fn strings_page_by_js_units() {
+  let d = doc();
+  let whole = ok(&d, json!({"handle": "h", "path": "text"}));
+  assert_eq!(
+    whole,
+    json!({"path": "$['text']", "value": "héllo 😀 wörld", "total": 14, "offset": 0})
+  );
+  let cut = ok(&d, json!({"handle": "h", "path": "text", "limit": 7}));
+  // Unit 7 falls inside the emoji: the window grows to hold it whole.
+  assert_eq!(
+    cut,
+    json!({"path": "$['text']", "value": "héllo 😀", "total": 14, "offset": 0, "nextOffset": 8})
+  );
+  let rest = ok(&d, json!({"handle": "h", "path": "text", "offset": 8}));
+  assert_eq!(
+    rest,
+    json!({"path": "$['text']", "value": " wörld", "total": 14, "offset": 8})
+  );
+  let page = ok(
+    &d,
+    json!({"handle": "h", "path": "text", "page": 2, "limit": 7}),
+  );
+  assert_eq!(
+    page,
+    json!({"path": "$['text']", "value": " wörld", "total": 14, "offset": 8})
+  );
+  let long = json!("x".repeat(2500));
+  let first = ok(&long, json!({"handle": "h"}));
+  assert_eq!(
+    (
+      first["value"].as_str().map(str::len),
+      first["nextOffset"].clone()
+    ),
+    (Some(2000), json!(2000))
+  );
+}
+
+#[test]
+fn objects_and_scalars_come_whole() {
+  let d = doc();
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "orders.0", "limit": 5, "offset": 0})
+    ),
+    json!({"path": "$['orders'][0]", "value": {"id": 1, "note": "first", "total": 5}})
+  );
+  assert_eq!(
+    ok(&d, json!({"handle": "h", "path": "orders.0.id", "page": 1})),
+    json!({"path": "$['orders'][0]['id']", "value": 1})
+  );
+  for args in [
+    json!({"handle": "h", "path": "orders.0", "offset": 1}),
+    json!({"handle": "h", "path": "orders.0.id", "page": 2}),
+  ] {
+    let e = err(&d, args, BIG);
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    assert!(e.message.contains("only to lists and strings"));
+    assert!(e
+      .remedy
+      .as_deref()
+      .is_some_and(|r| r.contains("Leave out offset and page")));
+  }
+}
+
+#[test]
+fn fields_keep_keys_and_never_reach_js_internals() {
+  let d = doc();
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "meta", "fields": ["__proto__", "constructor", "toString"]})
+    ),
+    json!({"path": "$['meta']", "value": {"__proto__": {"polluted": true}, "constructor": "c"}})
+  );
+  let mixed = json!([{"a": 1, "b": 2}, 7, "s", [1], {"b": 3}, null]);
+  assert_eq!(
+    ok(&mixed, json!({"handle": "h", "fields": ["b", "missing"]})),
+    json!({"path": "$", "value": [{"b": 2}, 7, "s", [1], {"b": 3}, null], "total": 6, "offset": 0})
+  );
+  // Fields do not touch strings.
+  assert_eq!(
+    ok(
+      &d,
+      json!({"handle": "h", "path": "$['a.b']", "fields": ["x"]})
+    )["value"],
+    json!("dotted")
+  );
+}
+
+#[test]
+fn missing_paths_name_the_nearest_parent() {
+  let d = doc();
+  let cases = [
+    (
+      "orders.3.note",
+      "`$['orders']`, an array of 3 items (indexes 0 to 2 or -3 to -1)",
+    ),
+    (
+      "orders.0.missing",
+      "`$['orders'][0]`, an object with 3 keys",
+    ),
+    ("nothing.here", "`$`, an object with 8 keys"),
+    ("/orders/-", "`$['orders']`"),
+    ("$['a.b'].c", "`$['a.b']`, a string"),
+    ("$.meta.count.x", "`$['meta']['count']`, a number"),
+    ("$.orders['0']", "`$['orders']`, an array"),
+  ];
+  for (path, parent) in cases {
+    let e = err(&d, json!({"handle": "h", "path": path}), BIG);
+    assert_eq!(e.code, ErrorCode::PathNotFound, "{path}");
+    let remedy = e.remedy.unwrap_or_default();
+    assert!(remedy.contains(parent), "{path}: {remedy}");
+    assert!(remedy.contains("path present in the shape"), "{path}");
+  }
+  let e = err(&json!([]), json!({"handle": "h", "path": "$[0]"}), BIG);
+  assert!(e.remedy.unwrap_or_default().contains("`$`, an empty array"));
+}
+
+#[test]
+fn malformed_paths_are_not_found_with_the_forms_shown() {
+  for path in ["$[", "$.a b", "$[?@.a ==]", "/a~x", "$..", "$ "] {
+    let e = err(&doc(), json!({"handle": "h", "path": path}), BIG);
+    assert_eq!(e.code, ErrorCode::PathNotFound, "{path}");
+    assert!(
+      e.remedy.unwrap_or_default().contains("JSON pointer"),
+      "{path}"
+    );
+  }
+  assert_eq!(path_form("$[?@.a]"), Ok(PathForm::Query));
+  assert_eq!(path_form("/a"), Ok(PathForm::Pointer));
+  assert_eq!(path_form("a.1"), Ok(PathForm::Simple));
+}
+
+#[test]
+fn slices_over_the_threshold_say_how_many_items_fit() {
+  let d =
+    json!({"items": (0..100).map(|i| json!({"id": i, "pad": "x".repeat(50)})).collect::<Vec<_>>()});
+  let args = json!({"handle": "h", "path": "items", "limit": 50});
+  let full = ok(&d, args.clone());
+  let size_of = |n: usize| {
+    let a = json!({"handle": "h", "path": "items", "limit": n});
+    serde_json::to_string(&ok(&d, a))
+      .map(|s| s.len())
+      .unwrap_or(0)
+  };
+  let threshold = size_of(7) + 10;
+  assert!(serde_json::to_string(&full).map(|s| s.len()).unwrap_or(0) > threshold);
+  let e = err(&d, args, threshold);
+  assert_eq!(e.code, ErrorCode::SliceTooLarge);
+  assert!(e
+    .message
+    .contains(&format!("over the {threshold}-byte limit")));
+  let remedy = e.remedy.unwrap_or_default();
+  assert!(remedy.contains("At most 7 items fit"), "{remedy}");
+  // The count is exact: 7 items pass, 8 fail.
+  assert!(query(
+    &d,
+    json!({"handle": "h", "path": "items", "limit": 7}),
+    threshold
+  )
+  .is_ok());
+  assert!(query(
+    &d,
+    json!({"handle": "h", "path": "items", "limit": 8}),
+    threshold
+  )
+  .is_err());
+  // Fields shrink items, so more fit.
+  assert!(query(
+    &d,
+    json!({"handle": "h", "path": "items", "limit": 20, "fields": ["id"]}),
+    threshold
+  )
+  .is_ok());
+  // Not even one item.
+  let e = err(&d, json!({"handle": "h", "path": "items"}), 40);
+  assert!(e.remedy.unwrap_or_default().contains("`$['items'][0]`"));
+}
+
+#[test]
+fn strings_and_objects_over_the_threshold() {
+  let d = json!({"s": "ab\"😀".repeat(100), "o": {"k": "v".repeat(500)}});
+  let e = err(&d, json!({"handle": "h", "path": "s"}), 100);
+  assert_eq!(e.code, ErrorCode::SliceTooLarge);
+  let remedy = e.remedy.unwrap_or_default();
+  let fits: u64 = remedy
+    .split("At most ")
+    .nth(1)
+    .and_then(|rest| rest.split(' ').next())
+    .and_then(|n| n.parse().ok())
+    .unwrap_or(0);
+  assert!(fits > 0, "{remedy}");
+  assert!(query(&d, json!({"handle": "h", "path": "s", "limit": fits}), 100).is_ok());
+  let over = query(
+    &d,
+    json!({"handle": "h", "path": "s", "limit": fits + 1}),
+    100,
+  );
+  // One more unit either fits nothing new (half a pair rounds up) or overflows.
+  if let Ok(answer) = over {
+    assert!(serde_json::to_string(&answer).map(|s| s.len()).unwrap_or(0) <= 100);
+  }
+  let e = err(&d, json!({"handle": "h", "path": "o"}), 100);
+  assert_eq!(e.code, ErrorCode::SliceTooLarge);
+  let remedy = e.remedy.unwrap_or_default();
+  assert!(
+    remedy.contains("fields") && remedy.contains("`$['o']['<key>']`"),
+    "{remedy}"
+  );
+}
+
+#[test]
+fn broken_answers_are_refused_without_echoing_them() {
+  let args = QueryArgs::new("h", "$.a");
+  for text in [&b"{\"a\": 1"[..], b"[1,]", b"\xff\xfe", b"{\"a\":1} x"] {
+    let e = run_query(text, &args, BIG).expect_err("broken");
+    assert_eq!(e.code, ErrorCode::InvalidInput);
+    assert!(e.remedy.is_some());
+  }
+  // A path error comes before reading the answer at all.
+  let e = run_query(b"not json", &QueryArgs::new("h", "$["), BIG).expect_err("bad path");
+  assert_eq!(e.code, ErrorCode::PathNotFound);
+}
+
+#[test]
+fn handle_not_found_has_one_text() {
+  let e = handle_not_found();
+  assert_eq!(e.code.as_str(), "RESULT_HANDLE_NOT_FOUND");
+  assert!(e.remedy.unwrap_or_default().contains("original tool again"));
+}
+
+#[test]
+fn numbers_come_back_as_js_prints_them() {
+  let text = br#"{"n":[1.0,-0.0,1e21,0.5,12345678901234567890]}"#;
+  let answer = run_query(text, &QueryArgs::new("h", "n"), BIG).expect("ok");
+  assert_eq!(
+    answer,
+    r#"{"path":"$['n']","value":[1,0,1e+21,0.5,12345678901234567000],"total":5,"offset":0}"#
+  );
+}
+
+#[test]
+fn answers_with_lone_surrogates_are_read_with_replacement_characters() {
+  // What JSON.stringify prints for a string holding half an emoji.
+  let text = br#"{"items":["ok","cut \ud83d","\ude00 tail"],"n":1}"#;
+  let answer = run_query(text, &QueryArgs::new("h", "items"), BIG).expect("readable");
+  assert_eq!(
+    answer,
+    "{\"path\":\"$['items']\",\"value\":[\"ok\",\"cut \u{fffd}\",\"\u{fffd} tail\"],\"total\":3,\"offset\":0}"
+  );
+  let e = run_query(br#"{"a":"\ud83d""#, &QueryArgs::new("h", "a"), BIG).expect_err("still broken");
+  assert_eq!(e.code, ErrorCode::InvalidInput);
+}
