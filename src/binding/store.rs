@@ -88,6 +88,13 @@ pub struct NativeHandleStore {
   inner: Arc<HandleStore>,
 }
 
+impl NativeHandleStore {
+  /// The store itself, for the other bindings (the hosts' engine keeps answers in the same store).
+  pub(crate) fn handle_store(&self) -> Arc<HandleStore> {
+    Arc::clone(&self.inner)
+  }
+}
+
 #[napi]
 impl NativeHandleStore {
   /// Opens a store. `configJson` is `JSON.stringify(storage)` (FrontMCP `StorageConfig` shapes, `type` defaults
