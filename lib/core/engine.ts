@@ -10,6 +10,9 @@ import { type EngineLike, type FoldPolicy } from './result-handles.core';
 
 export type { ResultHandlesOptions } from '../result-handles.options';
 
+/** Results up to this many UTF-16 units are inspected on the JS thread: cheaper than a hop to the thread pool. */
+const INLINE_PREPARE_CHARS = 64 * 1024;
+
 /** Storage types that need a server runtime (a TCP socket or a file). */
 const SERVER_ONLY_STORAGE = new Set(['redis', 'sqlite']);
 
@@ -81,7 +84,10 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
   const store = new ResultHandleStore(nativeStore, nativeStore.ttlSeconds);
   return {
     store,
-    prepare: (resultJson, toolMetaJson) => engine.prepare(resultJson, toolMetaJson ?? undefined),
+    prepare: async (resultJson, toolMetaJson) =>
+      resultJson.length <= INLINE_PREPARE_CHARS
+        ? engine.prepareSync(resultJson, toolMetaJson ?? undefined)
+        : engine.prepare(resultJson, toolMetaJson ?? undefined),
     commit: (plan, session, subject) =>
       engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),
     query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),
