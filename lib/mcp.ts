@@ -16,15 +16,13 @@ import { NestingGuard } from './core/nesting';
 import { type Owner, nonEmpty, ownerOf } from './core/owner';
 import { type Admission, type FoldedAnswer, ResultHandlesCore, type CodedFailure } from './core/result-handles.core';
 import { engineOpener, prepareOptions, type ResultHandlesOptions } from './core/engine';
+import { RESULT_QUERY_TOOL_NAME } from './result-handles.options';
 import { RESULT_QUERY_DESCRIPTION, resultQueryInputShape, resultQueryOutputShape } from './core/result-query.schema';
 
 export { foldable, type FoldableShape } from './core/zod-foldable';
 export type { ResultHandlesLogger } from './core/logger';
 export type { ResultHandlesOptions } from './core/engine';
 export type { FoldedAnswer, FoldPolicy } from './core/result-handles.core';
-
-/** The name `result_query` is registered under. */
-const RESULT_QUERY = 'result_query';
 
 const ATTACHED = Symbol.for('result-handles-native/mcp.attached');
 
@@ -240,7 +238,7 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
       const mode = attachOptions.connectionSession ?? 'auto';
 
       for (const [name, registered] of Object.entries(target._registeredTools ?? {})) {
-        if (name !== RESULT_QUERY) wrapTool(target, name, registered, mode);
+        if (name !== RESULT_QUERY_TOOL_NAME) wrapTool(target, name, registered, mode);
       }
       const registerTool = target.registerTool.bind(target);
       const tool = target.tool.bind(target);
@@ -257,7 +255,7 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
       target[ATTACHED] = true;
 
       registerTool(
-        RESULT_QUERY,
+        RESULT_QUERY_TOOL_NAME,
         {
           title: 'Read a kept result',
           description: RESULT_QUERY_DESCRIPTION,

@@ -11,6 +11,7 @@ import { type Owner } from '../core/owner';
 import { type PluginRuntime, runtimeForScope } from '../core/plugin-runtime';
 import { type CodedFailure } from '../core/result-handles.core';
 import { RESULT_QUERY_DESCRIPTION, resultQueryInputShape, resultQueryOutputShape } from '../core/result-query.schema';
+import { RESULT_QUERY_TOOL_NAME } from '../result-handles.options';
 import { ResultHandlesRuntimeToken } from '../result-handles.symbols';
 
 /** Owners of result_query calls, keyed by their tool context (filled by the plugin's hook). */
@@ -18,7 +19,7 @@ export const queryOwners = new WeakMap<object, Owner | undefined>();
 
 /** The tool's metadata (`@Tool`), shared with the tool listing. */
 export const resultQueryToolMetadata = {
-  name: 'result_query',
+  name: RESULT_QUERY_TOOL_NAME,
   description: RESULT_QUERY_DESCRIPTION,
   inputSchema: resultQueryInputShape(z),
   outputSchema: z.object(resultQueryOutputShape(z)),
