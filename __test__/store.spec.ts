@@ -171,6 +171,27 @@ describe('createResultHandleStore', () => {
 });
 
 describe('new ResultHandleStore(storage, ttlSeconds)', () => {
+  it('checks ttlSeconds with the store rule before any storage call', () => {
+    const { ResultHandlesConfigurationError } =
+      require('../dist/result-handles.options.js') as typeof import('../lib/result-handles.options');
+    const { storage, entries } = mapStorage();
+    for (const ttl of [0, -5, 1.5, NaN, Infinity, 3_153_600_001, '600', undefined, null]) {
+      let thrown: unknown;
+      try {
+        new ResultHandleStore(storage, ttl as never);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, String(ttl)).toBeInstanceOf(ResultHandlesConfigurationError);
+      const error = thrown as InstanceType<typeof ResultHandlesConfigurationError>;
+      expect(error.code).toBe('RESULT_HANDLES_CONFIGURATION');
+      expect(error.problems).toEqual([native.storeTtlProblem(undefined)]);
+      expect(error.message).toContain('ttlSeconds must be a whole number from 1 to 3153600000');
+    }
+    expect(entries.size).toBe(0);
+    for (const ttl of [1, 600, 3_153_600_000]) expect(new ResultHandleStore(storage, ttl).ttlSeconds).toBe(ttl);
+  });
+
   it('keeps base64 records under hex keys with the TTL, and nothing identifying', async () => {
     const { storage, entries, disconnected } = mapStorage();
     const store = new ResultHandleStore(storage, 90);

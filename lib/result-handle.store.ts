@@ -2,6 +2,7 @@
 // The JS face of the native store. Every rule (key derivation, sealing, backends, config validation, TTL) lives in
 // Rust; this file only moves values across: JSON text in, JSON text out.
 import * as native from './native';
+import { ResultHandlesConfigurationError } from './result-handles.options';
 
 // ─── Types ──────────────────────────────────────────────────────────────────
 
@@ -212,6 +213,9 @@ export class ResultHandleStore {
     ttlSeconds: number,
     options: ResultHandleStoreOptions = {},
   ) {
+    // The store's own TTL rule, in the engine; anything but a number is passed as absent and refused there.
+    const problem = native.storeTtlProblem(typeof ttlSeconds === 'number' ? ttlSeconds : undefined);
+    if (problem) throw new ResultHandlesConfigurationError([problem], `Invalid ResultHandleStore settings: ${problem}`);
     this.ttlSeconds = ttlSeconds;
     this.backing =
       storage instanceof native.NativeHandleStore

@@ -248,6 +248,13 @@ pub struct SealedRecord {
   pub record: Buffer,
 }
 
+/// The problem with a store TTL, or `null` when it is fine: a whole number of seconds from 1 to 3153600000
+/// (the store's own rule). Pass anything that is not a JS number as `undefined`.
+#[napi]
+pub fn store_ttl_problem(ttl_seconds: Option<f64>) -> Option<String> {
+  store::ttl_problem(ttl_seconds)
+}
+
 /// A fresh handle: a random UUID v4 from the OS CSPRNG.
 #[napi]
 pub fn new_handle() -> String {

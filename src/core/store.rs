@@ -287,14 +287,15 @@ pub fn settings_problems(namespace: Option<&str>, ttl_seconds: Option<f64>) -> V
   if namespace.is_none_or(str::is_empty) {
     problems.push("namespace must be a non-empty string.".to_string());
   }
+  problems.extend(ttl_problem(ttl_seconds));
+  problems
+}
+
+/// The problem with a store TTL, if any: it must be a whole number of seconds from 1 to `MAX_TTL_SECONDS`.
+pub fn ttl_problem(ttl_seconds: Option<f64>) -> Option<String> {
   let ttl_ok = ttl_seconds
     .is_some_and(|ttl| ttl.fract() == 0.0 && ttl >= 1.0 && ttl <= MAX_TTL_SECONDS as f64);
-  if !ttl_ok {
-    problems.push(format!(
-      "ttlSeconds must be a whole number from 1 to {MAX_TTL_SECONDS}."
-    ));
-  }
-  problems
+  (!ttl_ok).then(|| format!("ttlSeconds must be a whole number from 1 to {MAX_TTL_SECONDS}."))
 }
 
 fn check_settings(namespace: &str, ttl_seconds: u64) -> CoreResult<()> {

@@ -304,6 +304,29 @@ async fn settings_are_checked() {
   assert!(error.message.contains("namespace") && error.message.contains("ttlSeconds"));
 }
 
+#[test]
+fn ttl_problem_names_the_range() {
+  for good in [1.0, 600.0, config::MAX_TTL_SECONDS as f64] {
+    assert_eq!(ttl_problem(Some(good)), None, "{good}");
+  }
+  for bad in [
+    None,
+    Some(0.0),
+    Some(-1.0),
+    Some(1.5),
+    Some(f64::NAN),
+    Some(f64::INFINITY),
+  ] {
+    let problem = ttl_problem(bad).unwrap();
+    assert!(
+      problem.contains("ttlSeconds") && problem.contains("3153600000"),
+      "{problem}"
+    );
+  }
+  let too_long = ttl_problem(Some(config::MAX_TTL_SECONDS as f64 + 1.0));
+  assert!(too_long.is_some());
+}
+
 #[tokio::test]
 async fn closed_stores_fail_with_a_code() {
   let (_, store) = memory_store(0);
