@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   DEFAULT_MEMORY_MAX_ENTRIES,
   MIN_THRESHOLD_BYTES,
@@ -8,6 +9,10 @@ import {
   normalizeOptions,
   type ResultHandlesOptions,
 } from '../lib/result-handles.options';
+import { createResultHandleStore } from '../lib/result-handle.store';
+import { openEngine, prepareOptions } from '../lib/core/engine';
+import { resultQueryInputShape } from '../lib/core/result-query.schema';
+import * as native from '../lib/native';
 
 function problemsOf(options: unknown): ResultHandlesConfigurationError {
   try {
@@ -25,6 +30,73 @@ describe('constants', () => {
     expect(DEFAULT_MEMORY_MAX_ENTRIES).toBe(1000);
     expect(RESULT_HANDLE_META_KEY).toBe('frontmcp/result-handle');
     expect(RESULT_QUERY_TOOL_NAME).toBe('result_query');
+  });
+
+  it('are the values the engine exports', () => {
+    expect(MIN_THRESHOLD_BYTES).toBe(native.MIN_THRESHOLD_BYTES);
+    expect(DEFAULT_MEMORY_MAX_ENTRIES).toBe(native.DEFAULT_MEMORY_MAX_ENTRIES);
+    expect(RESULT_HANDLE_META_KEY).toBe(native.RESULT_HANDLE_META_KEY);
+    expect(RESULT_QUERY_TOOL_NAME).toBe(native.RESULT_QUERY_TOOL_NAME);
+  });
+
+  it('MIN_THRESHOLD_BYTES is the smallest threshold the engine accepts', () => {
+    expect(normalizeOptions({ thresholdBytes: MIN_THRESHOLD_BYTES }).thresholdBytes).toBe(MIN_THRESHOLD_BYTES);
+    expect(problemsOf({ thresholdBytes: MIN_THRESHOLD_BYTES - 1 }).problems.join(' ')).toContain('thresholdBytes');
+  });
+
+  it('DEFAULT_MEMORY_MAX_ENTRIES is how many answers the memory store keeps by default', async () => {
+    const store = await createResultHandleStore({ storage: { type: 'memory' }, namespace: 'rh', ttlSeconds: 60 });
+    const handles: string[] = [];
+    for (let i = 0; i <= DEFAULT_MEMORY_MAX_ENTRIES; i += 1) {
+      const handle = store.newHandle();
+      handles.push(handle);
+      await store.saveJson(handle, `{"i":${i}}`, { session: 's' });
+    }
+    expect(await store.read(handles[0], { session: 's' })).toBeUndefined();
+    expect(await store.read(handles[1], { session: 's' })).toEqual({ value: { i: 1 } });
+    expect(await store.read(handles[DEFAULT_MEMORY_MAX_ENTRIES], { session: 's' })).toEqual({
+      value: { i: DEFAULT_MEMORY_MAX_ENTRIES },
+    });
+    await store.onShutdown();
+  });
+
+  it('RESULT_HANDLE_META_KEY and RESULT_QUERY_TOOL_NAME are what the engine writes into a folded answer', async () => {
+    const engine = await openEngine(
+      prepareOptions({ thresholdBytes: MIN_THRESHOLD_BYTES, storage: { type: 'memory' } }),
+    );
+    try {
+      const answer = { rows: Array.from({ length: 200 }, (_, i) => ({ id: i, note: `row ${i}` })) };
+      const plan = await engine.prepare(JSON.stringify({ content: [], structuredContent: answer }));
+      expect(plan.kind).toBe('fold');
+      const folded = JSON.parse(await engine.commit(plan, 'session-1', null)) as {
+        _meta: Record<string, { handle: string }>;
+        content: Array<{ text: string }>;
+      };
+      expect(Object.keys(folded._meta)).toEqual([RESULT_HANDLE_META_KEY]);
+      const { handle } = folded._meta[RESULT_HANDLE_META_KEY];
+      expect(folded.content[1].text).toContain(RESULT_QUERY_TOOL_NAME);
+      expect(folded.content[1].text).toContain(handle);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("result_query's listed limits are the engine's", () => {
+    const shape = resultQueryInputShape(z);
+    const limitMeta = z.toJSONSchema(z.object(shape)).properties?.limit as { maximum: number; description: string };
+    expect(limitMeta.maximum).toBe(native.RESULT_QUERY_MAX_LIMIT);
+    const list = JSON.stringify(Array.from({ length: 3 * native.RESULT_QUERY_DEFAULT_LIST_LIMIT }, (_, i) => i));
+    const text = JSON.stringify('x'.repeat(3 * native.RESULT_QUERY_DEFAULT_STRING_LIMIT));
+    const read = (answer: string, args: object) =>
+      JSON.parse(native.queryAnswerSync(answer, JSON.stringify({ handle: 'h', ...args }), 1 << 30)) as {
+        value: unknown[] | string;
+      };
+    expect(read(list, {}).value).toHaveLength(native.RESULT_QUERY_DEFAULT_LIST_LIMIT);
+    expect(read(text, {}).value).toHaveLength(native.RESULT_QUERY_DEFAULT_STRING_LIMIT);
+    expect(limitMeta.description).toContain(`default ${native.RESULT_QUERY_DEFAULT_LIST_LIMIT})`);
+    expect(limitMeta.description).toContain(`default ${native.RESULT_QUERY_DEFAULT_STRING_LIMIT})`);
+    expect(() => read(list, { limit: limitMeta.maximum })).not.toThrow();
+    expect(() => read(list, { limit: limitMeta.maximum + 1 })).toThrow(/limit/);
   });
 });
 

@@ -5,17 +5,19 @@ import * as native from './native';
 
 // ─── constants ──────────────────────────────────────────────────────────────
 
+// Each value is read from the native engine, where it is written once; the casts keep the literal types users had.
+
 /** Smallest `thresholdBytes` accepted: below it the folded form itself would not fit. */
-export const MIN_THRESHOLD_BYTES = 1024;
+export const MIN_THRESHOLD_BYTES = native.MIN_THRESHOLD_BYTES as 1024;
 
 /** How many answers the in-memory store keeps before it evicts the oldest. */
-export const DEFAULT_MEMORY_MAX_ENTRIES = 1000;
+export const DEFAULT_MEMORY_MAX_ENTRIES = native.DEFAULT_MEMORY_MAX_ENTRIES as 1000;
 
 /** The `_meta` key a folded tool result carries its handle under. */
-export const RESULT_HANDLE_META_KEY = 'frontmcp/result-handle';
+export const RESULT_HANDLE_META_KEY = native.RESULT_HANDLE_META_KEY as 'frontmcp/result-handle';
 
 /** The name of the tool a model calls to read parts of a folded answer. */
-export const RESULT_QUERY_TOOL_NAME = 'result_query';
+export const RESULT_QUERY_TOOL_NAME = native.RESULT_QUERY_TOOL_NAME as 'result_query';
 
 // ─── option types ───────────────────────────────────────────────────────────
 
@@ -26,7 +28,7 @@ export type ResultHandlesStorageType = 'memory' | 'redis' | 'sqlite' | 'upstash'
  * Storage configuration: a `type`, plus whatever that store needs (the store checks those).
  *
  * @example
- * { type: 'redis', url: 'redis://127.0.0.1:6379' }
+ * { type: 'redis', redis: { url: 'redis://127.0.0.1:6379' } }
  */
 export interface ResultHandlesStorageOptions {
   /** Which store keeps folded answers. */

@@ -5,6 +5,7 @@
 // failure would surface as a generic "Input validation error". The listed JSON Schema still tells a model each
 // argument's type and range (zod v4 `.meta()` is merged into the JSON Schema the SDK lists).
 import type { z as zod } from 'zod';
+import * as native from '../native';
 
 type Z = typeof zod;
 
@@ -27,12 +28,17 @@ export function resultQueryInputShape(z: Z) {
       .unknown()
       .optional()
       .meta({ type: 'integer', minimum: 0, description: 'First item (list) or character (string) to read.' }),
-    limit: z.unknown().optional().meta({
-      type: 'integer',
-      minimum: 1,
-      maximum: 100000,
-      description: 'How many items (default 20) or characters (default 2000) to read.',
-    }),
+    limit: z
+      .unknown()
+      .optional()
+      .meta({
+        type: 'integer',
+        minimum: 1,
+        maximum: native.RESULT_QUERY_MAX_LIMIT,
+        description:
+          `How many items (default ${native.RESULT_QUERY_DEFAULT_LIST_LIMIT}) or characters ` +
+          `(default ${native.RESULT_QUERY_DEFAULT_STRING_LIMIT}) to read.`,
+      }),
     page: z
       .unknown()
       .optional()
