@@ -10,9 +10,6 @@ import { type EngineLike, type FoldPolicy } from './result-handles.core';
 
 export type { ResultHandlesOptions } from '../result-handles.options';
 
-/** Results up to this many UTF-16 units are inspected on the JS thread: cheaper than a hop to the thread pool. */
-const INLINE_PREPARE_CHARS = 64 * 1024;
-
 /** Storage types that need a server runtime (a TCP socket or a file). */
 const SERVER_ONLY_STORAGE = new Set(['redis', 'sqlite']);
 
@@ -82,10 +79,14 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
     nativeStore,
   );
   const store = new ResultHandleStore(nativeStore, nativeStore.ttlSeconds);
+  // A result whose JSON has at most `thresholdBytes` UTF-16 units has at most that many bytes' worth of content
+  // to inspect and almost always passes: checking it on the JS thread is cheaper than a hop to the thread pool.
+  // Anything longer may fold (preview, shape, measuring), so it runs off the JS thread.
+  const inlineChars = resolved.thresholdBytes;
   return {
     store,
     prepare: async (resultJson, toolMetaJson) =>
-      resultJson.length <= INLINE_PREPARE_CHARS
+      resultJson.length <= inlineChars
         ? engine.prepareSync(resultJson, toolMetaJson ?? undefined)
         : engine.prepare(resultJson, toolMetaJson ?? undefined),
     commit: (plan, session, subject) =>
