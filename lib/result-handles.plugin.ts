@@ -191,7 +191,7 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
 
       const parsed = tool.safeParseOutput(raw);
       if (!parsed.success) return; // the finalize body reports it
-      const runtime = runtimeForScope(flowCtx.scope, this.runtime);
+      const runtime = runtimeForScope(flowCtx.scope, this.runtime, flowCtx.logger);
       runtime.useLogger(flowCtx.logger);
       const fitted = await runtime.core.fit(parsed.data, {
         toolName: tool.name,

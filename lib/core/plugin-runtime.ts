@@ -53,6 +53,11 @@ export class PluginRuntime {
     return (await this.open()).store;
   }
 
+  /** Logs through the host's logger when one was offered, else the console. */
+  warn(message: string): void {
+    (this.logger ?? consoleLogger).warn(message);
+  }
+
   /** Sends warnings to the host's logger from now on (the first logger offered wins). */
   useLogger(logger: unknown): void {
     if (this.logger) return;
@@ -80,18 +85,66 @@ export class PluginRuntime {
 // ─── one runtime per scope ──────────────────────────────────────────────────
 
 const runtimesByScope = new WeakMap<object, PluginRuntime>();
+/** Runtimes whose options were already compared with their scope's runtime (one warning at most each). */
+const compared = new WeakSet<PluginRuntime>();
+
+/** JSON of everything a runtime was configured with except the secret (the storage's clients and functions by kind). */
+function comparable(runtime: PluginRuntime): Record<string, string> {
+  const { resolved, storage, foldPolicy } = runtime.prepared;
+  const json = (value: unknown) => {
+    try {
+      return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'function' ? '[function]' : v)) ?? '';
+    } catch {
+      return '[unserializable]';
+    }
+  };
+  return {
+    thresholdBytes: String(resolved.thresholdBytes),
+    ttlSeconds: String(resolved.ttlSeconds),
+    preview: json(resolved.preview),
+    namespace: resolved.namespace,
+    storage: json(storage),
+    foldPolicy: foldPolicy === undefined ? 'none' : 'set',
+  };
+}
+
+/** The names (never the values) of the options in which `later` differs from `first`. */
+function differingOptions(first: PluginRuntime, later: PluginRuntime): string[] {
+  const a = comparable(first);
+  const b = comparable(later);
+  const names = Object.keys(a).filter((name) => a[name] !== b[name]);
+  if (first.prepared.foldPolicy !== later.prepared.foldPolicy && !names.includes('foldPolicy')) {
+    names.push('foldPolicy');
+  }
+  return names;
+}
 
 /**
  * The runtime every instance in `scope` uses: the first one seen there. Several apps of one scope each get their own
  * plugin instance, all of whose hooks fire for every call, while `result_query` resolves to the first app's tool;
  * sharing one runtime (one store) per scope makes every app's handles readable through that one tool.
+ *
+ * So a later `init(options)` in the same scope is not used: when its options differ from the first one's (the secret
+ * is not compared), one warning naming the differing options (never their values) is logged, through `logger` when
+ * given.
  */
-export function runtimeForScope(scope: unknown, mine: PluginRuntime): PluginRuntime {
+export function runtimeForScope(scope: unknown, mine: PluginRuntime, logger?: unknown): PluginRuntime {
   if (typeof scope !== 'object' || scope === null) return mine;
   let runtime = runtimesByScope.get(scope);
   if (!runtime) {
     runtime = mine;
     runtimesByScope.set(scope, runtime);
+  } else if (runtime !== mine && !compared.has(mine)) {
+    compared.add(mine);
+    const names = differingOptions(runtime, mine);
+    if (names.length > 0) {
+      if (logger !== undefined) mine.useLogger(logger);
+      mine.warn(
+        `ResultHandlesPlugin.init() was given different options (${names.join(', ')}) by another app in the same ` +
+          `scope; the first instance's options, store and result_query serve every app of a scope, so these are ` +
+          `ignored. Give every app of one scope the same options.`,
+      );
+    }
   }
   return runtime;
 }
