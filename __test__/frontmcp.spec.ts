@@ -303,5 +303,82 @@ describe('FrontMCP glue (against the contract fake)', () => {
       { authInfo: session('s-6') },
     );
     expect(page.structuredContent).toMatchObject({ value: 500 });
+    const ignored = scope.warnings.filter((w: string) => w.includes('different options'));
+    expect(ignored).toHaveLength(1);
+    expect(ignored[0]).toContain('(preview)');
+    await scope.callTool('orders', {}, { authInfo: session('s-6') });
+    expect(scope.warnings.filter((w: string) => w.includes('different options'))).toHaveLength(1);
+  });
+
+  it('warns once, naming options and never values, when a later init() in the scope differs; never for the secret', async () => {
+    const secretA = 'a-secret-that-is-long-enough-for-the-rule-0001';
+    const secretB = 'b-secret-that-is-long-enough-for-the-rule-0002';
+    const differing = new fake.FakeScope({
+      plugins: [
+        pkg.ResultHandlesPlugin.init({ ...OPTIONS, secret: secretA }),
+        pkg.ResultHandlesPlugin.init({ ...OPTIONS, thresholdBytes: 8192, namespace: 'other-ns', secret: secretB }),
+      ],
+      tools: tools(),
+    });
+    await differing.callTool('orders', {}, { authInfo: session('s-9') });
+    await differing.callTool('orders', {}, { authInfo: session('s-9') });
+    const warned = differing.warnings.filter((w: string) => w.includes('different options'));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toContain('(thresholdBytes, namespace)');
+    for (const value of ['8192', '4096', 'other-ns', secretA, secretB]) expect(warned[0]).not.toContain(value);
+
+    const sameButSecret = new fake.FakeScope({
+      plugins: [
+        pkg.ResultHandlesPlugin.init({ ...OPTIONS, secret: secretA }),
+        pkg.ResultHandlesPlugin.init({ ...OPTIONS, secret: secretB }),
+      ],
+      tools: tools(),
+    });
+    await sameButSecret.callTool('orders', {}, { authInfo: session('s-9') });
+    expect(sameButSecret.warnings.filter((w: string) => w.includes('different options'))).toEqual([]);
+  });
+
+  it('calls foldPolicy(toolName, answer, { bytes, fullName, request }) and honours false and async answers', async () => {
+    const calls: Array<{
+      toolName: string;
+      answer: unknown;
+      context: { bytes: number; fullName: string; request: any };
+    }> = [];
+    const policy = async (toolName: string, answer: unknown, context: any) => {
+      calls.push({ toolName, answer, context });
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return toolName !== 'declined';
+    };
+    const TEXT = 'plain text line, not JSON\n'.repeat(400);
+    const Billing = fake.Plugin({
+      name: 'billing',
+      tools: [
+        tool({ name: 'structured' }, () => SEED),
+        tool({ name: 'json_text' }, () => ({ content: [{ type: 'text', text: JSON.stringify(SEED) }] })),
+        tool({ name: 'plain_text' }, () => ({ content: [{ type: 'text', text: TEXT }] })),
+        tool({ name: 'declined' }, () => SEED),
+      ],
+    })(class {});
+    const scope = new fake.FakeScope({
+      plugins: [pkg.ResultHandlesPlugin.init({ ...OPTIONS, foldPolicy: policy }), Billing],
+    });
+    const expected: Record<string, unknown> = { structured: SEED, json_text: SEED, plain_text: TEXT, declined: SEED };
+    for (const name of Object.keys(expected)) {
+      const result = await scope.callTool(name, { n: 1 }, { authInfo: session('s-10') });
+      const call = calls.at(-1)!;
+      expect(call.toolName).toBe(name);
+      expect(call.answer).toEqual(expected[name]);
+      expect(call.context.bytes).toBe(Buffer.byteLength(JSON.stringify(call.answer)));
+      expect(call.context.fullName).toBe(`billing:${name}`);
+      expect(call.context.request).toMatchObject({ method: 'tools/call', params: { name, arguments: { n: 1 } } });
+      if (name === 'declined') {
+        expect(result.structuredContent).toEqual(SEED);
+        expect(result._meta?.[META_KEY]).toBeUndefined();
+      } else {
+        expect(result._meta[META_KEY].handle).toBe(result.structuredContent.handle);
+      }
+    }
+    expect(calls.map((c) => c.toolName)).toEqual(Object.keys(expected));
+    expect(typeof calls[2].answer).toBe('string');
   });
 });
