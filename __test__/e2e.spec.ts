@@ -6,7 +6,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
+import { createRequire } from 'node:module';
+
 import { seedOrders, startHost, TOKENS } from './fixtures/mcp-host.mjs';
+
+const native = createRequire(import.meta.url)('../binding.js') as {
+  throwHandleNotFound(): never;
+  queryAnswerSync(answerJson: string, argsJson: string, thresholdBytes: number): string;
+};
 
 type Result = {
   content: Array<{ type: string; text?: string }>;
@@ -116,10 +123,34 @@ describe('MCP SDK adapter over Streamable HTTP (stateful sessions)', () => {
       [{ handle, limit: 'ten' }, 'INVALID_INPUT'],
       [{ handle, fields: [] }, 'INVALID_INPUT'],
     ];
+    // The remedy each error carries, as the engine gives it for the same arguments (no store involved).
+    const seedJson = JSON.stringify(seedOrders());
+    const remedyOf = (fn: () => unknown): string => {
+      try {
+        fn();
+      } catch (error) {
+        const remedy = (error as { remedy?: unknown }).remedy;
+        if (typeof remedy === 'string' && remedy.length > 0) return remedy;
+      }
+      throw new Error('expected a coded error with a remedy');
+    };
+    const gist: Record<string, RegExp> = {
+      RESULT_HANDLE_NOT_FOUND: /call the original tool again/i,
+      RESULT_PATH_NOT_FOUND: /present in the shape/i,
+      RESULT_SLICE_TOO_LARGE: /\d+ items/,
+      INVALID_INPUT: /offset|page|limit|fields/,
+    };
     for (const [args, code] of cases) {
       const result = await call(client, 'result_query', args);
       expect(codeOf(result), JSON.stringify(args)).toBe(code);
-      expect(result.content[0].text).toMatch(new RegExp(`^${code}: `));
+      const text = result.content[0].text!;
+      expect(text).toMatch(new RegExp(`^${code}: `));
+      const remedy =
+        code === 'RESULT_HANDLE_NOT_FOUND'
+          ? remedyOf(() => native.throwHandleNotFound())
+          : remedyOf(() => native.queryAnswerSync(seedJson, JSON.stringify(args), OPTIONS.thresholdBytes));
+      expect(text, code).toContain(remedy);
+      expect(remedy, code).toMatch(gist[code]);
     }
   });
 
@@ -192,6 +223,86 @@ describe('MCP SDK adapter over Streamable HTTP (stateful sessions)', () => {
       });
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('MCP SDK adapter: handles that are gone', () => {
+  it('answers RESULT_HANDLE_NOT_FOUND for an expired handle', async () => {
+    const host = await startHost({ options: { ...OPTIONS, ttlSeconds: 1 } });
+    const client = await connect(host.url);
+    try {
+      const handle = expectFolded(await call(client, 'orders'));
+      expect((await call(client, 'result_query', { handle, path: 'total' })).structuredContent).toMatchObject({
+        value: 500,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const gone = await call(client, 'result_query', { handle, path: 'total' });
+      expect(codeOf(gone)).toBe('RESULT_HANDLE_NOT_FOUND');
+      expect(gone.content[0].text).toMatch(/call the original tool again/i);
+    } finally {
+      await client.close();
+      await host.close();
+    }
+  });
+
+  it('answers RESULT_HANDLE_NOT_FOUND for a handle the memory store evicted', async () => {
+    const host = await startHost({ options: { ...OPTIONS, storage: { type: 'memory', memory: { maxEntries: 1 } } } });
+    const client = await connect(host.url);
+    try {
+      const first = expectFolded(await call(client, 'orders'));
+      const second = expectFolded(await call(client, 'orders_text'));
+      expect(codeOf(await call(client, 'result_query', { handle: first }))).toBe('RESULT_HANDLE_NOT_FOUND');
+      expect((await call(client, 'result_query', { handle: second, path: 'total' })).structuredContent).toMatchObject({
+        value: 500,
+      });
+    } finally {
+      await client.close();
+      await host.close();
+    }
+  });
+
+  it('calls foldPolicy(toolName, answer, { bytes, fullName, request }) and honours false and async answers', async () => {
+    const calls: Array<{
+      toolName: string;
+      answer: unknown;
+      context: { bytes: number; fullName: string; request: any };
+    }> = [];
+    const foldPolicy = async (toolName: string, answer: unknown, context: any) => {
+      calls.push({ toolName, answer, context });
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return toolName !== 'skipped_by_policy';
+    };
+    const host = await startHost({ options: { ...OPTIONS, foldPolicy } });
+    const client = await connect(host.url);
+    try {
+      const data = seedOrders();
+      const expected: Record<string, unknown> = {
+        orders: data,
+        orders_text: data,
+        long_text: 'lorem ipsum '.repeat(4000),
+        skipped_by_policy: data,
+      };
+      for (const name of Object.keys(expected)) {
+        const result = await call(client, name, {});
+        const recorded = calls.at(-1)!;
+        expect(recorded.toolName).toBe(name);
+        expect(recorded.answer).toEqual(expected[name]);
+        expect(recorded.context.bytes).toBe(Buffer.byteLength(JSON.stringify(recorded.answer)));
+        expect(recorded.context.fullName).toBe(name);
+        expect(recorded.context.request).toMatchObject({ method: 'tools/call', params: { name } });
+        if (name === 'skipped_by_policy') {
+          expectWhole(result);
+          expect(result.structuredContent).toEqual(data);
+        } else {
+          expectFolded(result);
+        }
+      }
+      expect(calls.map((c) => c.toolName)).toEqual(Object.keys(expected));
+      expect(typeof calls[2].answer).toBe('string');
+    } finally {
+      await client.close();
+      await host.close();
     }
   });
 });
