@@ -88,6 +88,8 @@ const runtimesByScope = new WeakMap<object, PluginRuntime>();
 /** Runtimes whose options were already compared with their scope's runtime (one warning at most each). */
 const compared = new WeakSet<PluginRuntime>();
 
+const UNSERIALIZABLE = '[unserializable]';
+
 /** JSON of everything a runtime was configured with except the secret (the storage's clients and functions by kind). */
 function comparable(runtime: PluginRuntime): Record<string, string> {
   const { resolved, storage, foldPolicy } = runtime.prepared;
@@ -95,7 +97,7 @@ function comparable(runtime: PluginRuntime): Record<string, string> {
     try {
       return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'function' ? '[function]' : v)) ?? '';
     } catch {
-      return '[unserializable]';
+      return UNSERIALIZABLE;
     }
   };
   return {
@@ -113,6 +115,13 @@ function differingOptions(first: PluginRuntime, later: PluginRuntime): string[] 
   const a = comparable(first);
   const b = comparable(later);
   const names = Object.keys(a).filter((name) => a[name] !== b[name]);
+  if (a.storage === UNSERIALIZABLE && b.storage === UNSERIALIZABLE && !names.includes('storage')) {
+    // Storages holding clients JSON cannot walk: compare their settings by identity, one level deep.
+    const x = first.prepared.storage;
+    const y = later.prepared.storage;
+    const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
+    if ([...keys].some((key) => x[key] !== y[key])) names.push('storage');
+  }
   if (first.prepared.foldPolicy !== later.prepared.foldPolicy && !names.includes('foldPolicy')) {
     names.push('foldPolicy');
   }
