@@ -7,7 +7,9 @@
 //! Cost: a path naming one node (root, dot path, bracket path, JSON pointer, singular JSONPath) is followed in one
 //! pass over the text: nothing the path passes by is built, a named array is kept as item slices (`RawValue`), and
 //! only the items in the window are parsed. A JSONPath query that
-//! can select several nodes parses the whole answer into a `Value` and runs `serde_json_path` on it.
+//! can select several nodes parses the whole answer into a `Value` and runs `serde_json_path` on it; one whose
+//! estimated cost N × D^k (N nodes, depth D, k multiplying descendant segments: see `path::nesting_depth`) is over
+//! a budget is refused first, since `serde_json_path` offers no way to stop a running query.
 
 mod answer;
 mod args;
@@ -21,7 +23,7 @@ use serde_json::Value;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use answer::{answer, Items, Target};
-use path::{normalized_path, parse_path, ParsedPath};
+use path::{check_query_cost, normalized_path, parse_path, ParsedPath};
 use seek::{seek, Terminal};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
@@ -125,8 +127,10 @@ fn query_text(
     ParsedPath::Query {
       query,
       text: query_text,
+      descents,
     } => {
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
+      check_query_cost(&value, descents)?;
       let matches = query.query(&value).all();
       answer(
         &query_text,
@@ -159,7 +163,12 @@ pub fn run_query_value(
       }
       Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
     },
-    ParsedPath::Query { query, text } => {
+    ParsedPath::Query {
+      query,
+      text,
+      descents,
+    } => {
+      check_query_cost(answer_value, descents)?;
       let matches = query.query(answer_value).all();
       answer(
         &text,
