@@ -18,6 +18,9 @@
 //!   equals `1`, as in JS). The answer is then the structuredContent;
 //! - without `structuredContent`: exactly one text, which is the answer.
 //!
+//! After the fold, one more rule: an answer nested deeper than `result_query` reads passes whole
+//! ([`too_deep_to_query`]).
+//!
 //! [`build_folded_result`] writes the folded `CallToolResult`: `structuredContent = {preview, shape, handle}`,
 //! `content[0]` = a text with that same JSON, `content[1]` = how to read the rest with `result_query`,
 //! `_meta["frontmcp/result-handle"] = {handle, bytes, ttlSeconds}`, the answer's other `_meta` entries and other
@@ -30,6 +33,9 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+
+use crate::core::fold::FoldedAnswer;
+use crate::core::query::MAX_QUERY_DEPTH;
 
 /// `_meta` key of a folded answer: `{ handle, bytes, ttlSeconds }`.
 pub const RESULT_HANDLE_META_KEY: &str = "frontmcp/result-handle";
@@ -55,6 +61,9 @@ pub enum PassReason {
   TextDiffers,
   /// Neither `structuredContent` nor a text.
   NoAnswer,
+  /// Over the threshold, but nested deeper than `result_query` reads ([`MAX_QUERY_DEPTH`]): folded, it could
+  /// never be read back, so it goes whole.
+  TooDeepToQuery,
 }
 
 impl PassReason {
@@ -69,6 +78,7 @@ impl PassReason {
       PassReason::SeveralTexts => "several-texts",
       PassReason::TextDiffers => "text-differs",
       PassReason::NoAnswer => "no-answer",
+      PassReason::TooDeepToQuery => "too-deep-to-query",
     }
   }
 }
@@ -208,6 +218,12 @@ fn inspect_inner<'a>(
     verdict: Verdict::Candidate(answer),
     envelope,
   })
+}
+
+/// Whether a folded answer nests deeper than `result_query` reads: it then passes whole
+/// ([`PassReason::TooDeepToQuery`]) rather than be kept where no query could read it.
+pub fn too_deep_to_query(folded: &FoldedAnswer) -> bool {
+  folded.depth > MAX_QUERY_DEPTH
 }
 
 /// A `_meta` key that marks a widget/UI answer or tool.
@@ -691,6 +707,45 @@ mod tests {
       verdict(&json),
       Verdict::Candidate(Answer::Structured(_))
     ));
+  }
+
+  #[test]
+  fn answers_too_deep_to_query_pass_whole_and_others_fold_and_read_back() {
+    use crate::core::fold::{fold_answer, AnswerSource, FoldOutcome, FoldSettings};
+    use crate::core::query::{run_query, QueryArgs};
+    let settings = FoldSettings {
+      threshold_bytes: 1024,
+      preview_items: 5,
+      preview_chars: 500,
+    };
+    let padding = "x".repeat(2000);
+    for (depth, passes) in [(300, true), (100, false)] {
+      let nested = format!(
+        r#"{}{{"leaf":"{padding}"}}{}"#,
+        r#"{"a":"#.repeat(depth - 1),
+        "}".repeat(depth - 1)
+      );
+      let result = format!(r#"{{"content":[],"structuredContent":{nested}}}"#);
+      let Verdict::Candidate(Answer::Structured(json)) = verdict(&result) else {
+        panic!("a candidate at depth {depth}");
+      };
+      let FoldOutcome::Folded(folded) =
+        fold_answer(AnswerSource::Json(json), &settings).expect("folds")
+      else {
+        panic!("over the threshold at depth {depth}");
+      };
+      assert_eq!(folded.depth, depth);
+      assert_eq!(too_deep_to_query(&folded), passes, "depth {depth}");
+      if !passes {
+        // Kept as it is, it reads back at its deepest point.
+        let path = format!("{}leaf", "a.".repeat(depth - 1));
+        let mut args = QueryArgs::new("h", &path);
+        args.limit = Some(3);
+        let answer = run_query(json.as_bytes(), &args, 1024).expect("reads");
+        assert!(answer.contains(r#""value":"xxx""#), "{answer}");
+      }
+    }
+    assert_eq!(PassReason::TooDeepToQuery.as_str(), "too-deep-to-query");
   }
 
   #[test]

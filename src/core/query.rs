@@ -30,6 +30,10 @@ use walk::{unreadable, walk, Doc, Kind, Walked};
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
 pub use path::PathForm;
 
+/// The deepest container nesting `result_query` reads (serde_json's recursion limit: `[[…]]` 127 deep reads, 128
+/// does not). Deeper answers are refused as unreadable; the hosts send them whole instead of folding them.
+pub const MAX_QUERY_DEPTH: usize = 127;
+
 /// The error every host gives when a handle is unknown, expired, evicted, or another session's or caller's.
 ///
 /// One text for all of these, so an answer never tells whether someone else's handle exists.

@@ -523,3 +523,31 @@ fn ordinary_filters_on_a_large_answer_still_run() {
   );
   assert_eq!(nested["total"], json!(75_000));
 }
+
+#[test]
+fn answers_read_up_to_the_query_depth_limit() {
+  // The limit is serde_json's: the hosts send deeper answers whole, so it must match what the reader takes.
+  for depth in [MAX_QUERY_DEPTH, MAX_QUERY_DEPTH + 1] {
+    let text = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+    let path = vec!["a"; depth].join(".");
+    for path in [path.as_str(), "$..a"] {
+      let args = QueryArgs::new("h", path);
+      let outcome = run_query(text.as_bytes(), &args, BIG);
+      if depth <= MAX_QUERY_DEPTH {
+        assert!(outcome.is_ok(), "{depth} {path}: {outcome:?}");
+      } else {
+        let e = outcome.expect_err("too deep");
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(
+          e.message.contains("not caused by the query's arguments"),
+          "{}",
+          e.message
+        );
+        assert!(!e
+          .remedy
+          .unwrap_or_default()
+          .contains("call the original tool again"));
+      }
+    }
+  }
+}
