@@ -1,4 +1,6 @@
-//! Query latency for 20 items at the end of a 100k-item list, in the engine alone (no JS boundary).
+//! Query latency for 20 items at the end of a 100k-item list, in the engine alone (no JS boundary); then the
+//! query cost bound: descendant segments inside filters on deep chains, sized to just under the budget (the
+//! worst accepted case) and over it (refused before evaluation).
 //!
 //! Run: `cargo bench --target x86_64-unknown-linux-gnu --bench query_latency`. Prints medians; asserts nothing.
 
@@ -97,4 +99,60 @@ fn main() {
         .unwrap_or(0)
     },
   );
+
+  cost_bound();
+}
+
+/// `[{"a":{"a":…{"c":1}}}, …]`: `chains` chains of `levels` nested objects.
+fn chains(chains: usize, levels: usize) -> Value {
+  let chain = format!(
+    "{}{{\"c\":1}}{}",
+    "{\"a\":".repeat(levels),
+    "}".repeat(levels)
+  );
+  let text = format!("[{}]", vec![chain; chains].join(","));
+  serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+fn cost_bound() {
+  let threshold = 1 << 30;
+  // (query, chains, levels): N × D^k just under 10 000 000 (N = chains × (levels + 2) + 1, D = levels + 3).
+  for (query, count, levels) in [
+    ("$..[?@..c]", 660, 120),
+    ("$..[?@..[?@..c]]", 5, 120),
+    ("$..[?@..[?@..[?@..c]]]", 1, 52),
+    ("$..*..*", 660, 120),
+  ] {
+    let doc = chains(count, levels);
+    let args = QueryArgs::new("h", query);
+    let outcome = run_query_value(&doc, &args, threshold);
+    measure(
+      &format!(
+        "{query} on {count} chains x {levels} (accepted: {})",
+        outcome.is_ok()
+      ),
+      3,
+      || {
+        run_query_value(&doc, &args, threshold)
+          .map(|a| a.len())
+          .unwrap_or(0)
+      },
+    );
+  }
+  let doc = chains(2000, 120);
+  for query in ["$..[?@..c]", "$..[?@..[?@..c]]"] {
+    let args = QueryArgs::new("h", query);
+    measure(
+      &format!(
+        "{query} on 2000 chains x 120, refused: {}",
+        run_query_value(&doc, &args, threshold).is_err()
+      ),
+      10,
+      || {
+        run_query_value(&doc, &args, threshold)
+          .map(|a| a.len())
+          .unwrap_or(0)
+      },
+    );
+  }
 }

@@ -159,6 +159,13 @@ export class ResultHandlesCore {
       );
       return result;
     }
+    if (plan.reason === 'too-deep-to-query') {
+      this.warnings.once(
+        `deep:${call.fullName}`,
+        `tool "${call.fullName}": an answer over the threshold nests deeper than result_query can read, so it was ` +
+          'sent whole.',
+      );
+    }
     if (plan.kind !== 'fold' || typeof plan.foldedJson !== 'string') return result;
 
     const policy = this.settings.foldPolicy;

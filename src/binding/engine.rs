@@ -97,6 +97,10 @@ fn prepare_plan(
   };
   let folded = match fold_answer(source, &settings)? {
     FoldOutcome::Whole { bytes } => return Ok(pass("under-threshold", Some(bytes as u64))),
+    FoldOutcome::Folded(folded) if fit::too_deep_to_query(&folded) => {
+      let reason = fit::PassReason::TooDeepToQuery.as_str();
+      return Ok(pass(reason, Some(folded.bytes as u64)));
+    }
     FoldOutcome::Folded(folded) => folded,
   };
   let answer_kind = if structured {
@@ -293,7 +297,7 @@ impl FitPlan {
   }
 
   /// Why it passes: `not-a-call-tool-result`, `is-error`, `already-folded`, `ui-answer`, `non-text-content`,
-  /// `several-texts`, `text-differs`, `no-answer` or `under-threshold`.
+  /// `several-texts`, `text-differs`, `no-answer`, `under-threshold` or `too-deep-to-query`.
   #[napi(getter)]
   pub fn reason(&self) -> Option<&'static str> {
     self.reason

@@ -13,7 +13,7 @@ use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::core::error::{CoreError, ErrorCode};
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
 /// The version of the native engine.
 #[napi]
@@ -21,22 +21,50 @@ pub fn engine_version() -> String {
   env!("CARGO_PKG_VERSION").to_string()
 }
 
-/// Rejects with a coded error; used by the tests to check that codes and remedies cross the boundary.
+/// Environment variable that switches the test hooks on when it is `1` at call time.
+const TEST_HOOKS_ENV: &str = "RESULT_HANDLES_TEST_HOOKS";
+
+/// Test hook: rejects with a coded error (or panics, for `PANIC`) so the tests can check that codes, remedies and
+/// caught panics cross the boundary. Inert unless `RESULT_HANDLES_TEST_HOOKS=1` is set when it is called: it then
+/// rejects with INVALID_INPUT saying the test hooks are off, and never panics.
 #[napi(ts_return_type = "Promise<never>")]
 pub fn reject_with_code<'env>(env: &'env Env, code: String) -> napi::Result<PromiseRaw<'env, ()>> {
-  error::run_blocking(
-    env,
-    move || {
-      let code = match code.as_str() {
-        "RESULT_PATH_NOT_FOUND" => ErrorCode::PathNotFound,
-        "PANIC" => panic!("deliberate panic for the panic-safety test"),
-        _ => ErrorCode::InvalidInput,
-      };
-      Err(
-        CoreError::new(code, "Deliberate failure.")
-          .with_remedy("Nothing to do: this is a test hook."),
-      )
-    },
-    |_, ()| Ok(()),
+  let hooks_on = std::env::var_os(TEST_HOOKS_ENV).is_some_and(|value| value == "1");
+  error::run_blocking(env, move || test_hook(hooks_on, &code), |_, ()| Ok(()))
+}
+
+/// What the test hook does: with hooks off, only "test hooks are off".
+fn test_hook(hooks_on: bool, code: &str) -> CoreResult<()> {
+  if !hooks_on {
+    return Err(
+      CoreError::new(ErrorCode::InvalidInput, "Test hooks are off.").with_remedy(format!(
+        "This hook works only in the test suite: set {TEST_HOOKS_ENV}=1 to switch it on."
+      )),
+    );
+  }
+  let code = match code {
+    "RESULT_PATH_NOT_FOUND" => ErrorCode::PathNotFound,
+    "PANIC" => panic!("deliberate panic for the panic-safety test"),
+    _ => ErrorCode::InvalidInput,
+  };
+  Err(
+    CoreError::new(code, "Deliberate failure.").with_remedy("Nothing to do: this is a test hook."),
   )
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn test_hooks_are_inert_unless_switched_on() {
+    for code in ["PANIC", "RESULT_PATH_NOT_FOUND"] {
+      let error = test_hook(false, code).expect_err("refused");
+      assert_eq!(error.code, ErrorCode::InvalidInput);
+      assert!(error.message.contains("Test hooks are off"));
+    }
+    let error = test_hook(true, "RESULT_PATH_NOT_FOUND").expect_err("deliberate");
+    assert_eq!(error.code, ErrorCode::PathNotFound);
+    assert!(std::panic::catch_unwind(|| test_hook(true, "PANIC")).is_err());
+  }
 }

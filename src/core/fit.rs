@@ -14,9 +14,12 @@
 //!   `openai/outputTemplate`…);
 //! - `content` holds only `text` blocks (an image, audio, resource, resource link or unknown block passes);
 //! - with `structuredContent`: at most one text, and that text only repeats it — it equals the structuredContent's
-//!   JSON text, or it parses to JSON equal to it (object key order, whitespace and number spelling aside: `1.0`
-//!   equals `1`, as in JS). The answer is then the structuredContent;
+//!   JSON text, or `JSON.stringify(JSON.parse(text))` equals it (whitespace and number spelling aside: `1.0`
+//!   equals `1`, as in JS; keys in another order say something else). The answer is then the structuredContent;
 //! - without `structuredContent`: exactly one text, which is the answer.
+//!
+//! After the fold, one more rule: an answer nested deeper than `result_query` reads passes whole
+//! ([`too_deep_to_query`]).
 //!
 //! [`build_folded_result`] writes the folded `CallToolResult`: `structuredContent = {preview, shape, handle}`,
 //! `content[0]` = a text with that same JSON, `content[1]` = how to read the rest with `result_query`,
@@ -30,6 +33,9 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+
+use crate::core::fold::{canonical_json, FoldedAnswer};
+use crate::core::query::MAX_QUERY_DEPTH;
 
 /// `_meta` key of a folded answer: `{ handle, bytes, ttlSeconds }`.
 pub const RESULT_HANDLE_META_KEY: &str = "frontmcp/result-handle";
@@ -55,6 +61,9 @@ pub enum PassReason {
   TextDiffers,
   /// Neither `structuredContent` nor a text.
   NoAnswer,
+  /// Over the threshold, but nested deeper than `result_query` reads ([`MAX_QUERY_DEPTH`]): folded, it could
+  /// never be read back, so it goes whole.
+  TooDeepToQuery,
 }
 
 impl PassReason {
@@ -69,6 +78,7 @@ impl PassReason {
       PassReason::SeveralTexts => "several-texts",
       PassReason::TextDiffers => "text-differs",
       PassReason::NoAnswer => "no-answer",
+      PassReason::TooDeepToQuery => "too-deep-to-query",
     }
   }
 }
@@ -210,47 +220,30 @@ fn inspect_inner<'a>(
   })
 }
 
+/// Whether a folded answer nests deeper than `result_query` reads: it then passes whole
+/// ([`PassReason::TooDeepToQuery`]) rather than be kept where no query could read it.
+pub fn too_deep_to_query(folded: &FoldedAnswer) -> bool {
+  folded.depth > MAX_QUERY_DEPTH
+}
+
 /// A `_meta` key that marks a widget/UI answer or tool.
 pub fn is_ui_key(key: &str) -> bool {
   key == "ui" || key.starts_with("ui/") || key.starts_with("openai/")
 }
 
-/// Whether `text` only repeats `structured_json`: the same text, or JSON equal to it.
+/// Whether `text` only repeats `structured_json`: the same text, or a JSON text that `JSON.stringify(JSON.parse())`
+/// turns into it. `structured_json` is `JSON.stringify` output, so it is canonical already; the text is made
+/// canonical by the fold's one-pass canonicalizer (no tree, no recursion) and the two strings are compared.
+/// Whitespace and number spelling (`1.0`, `2e0`) aside, the text must say the same in the same key order.
 fn repeats(text: &str, structured_json: &str) -> bool {
   if text == structured_json {
     return true;
   }
-  let trimmed = text.trim_start();
+  let trimmed = text.trim_start_matches([' ', '\t', '\n', '\r']);
   if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
     return false;
   }
-  match (
-    serde_json::from_str::<Value>(text),
-    serde_json::from_str::<Value>(structured_json),
-  ) {
-    (Ok(a), Ok(b)) => json_equal(&a, &b),
-    _ => false,
-  }
-}
-
-/// JSON equality as JS sees parsed values: object key order ignored, numbers compared by value.
-fn json_equal(a: &Value, b: &Value) -> bool {
-  match (a, b) {
-    (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-      (Some(i), Some(j)) => i == j,
-      _ => x.as_f64() == y.as_f64(),
-    },
-    (Value::Array(x), Value::Array(y)) => {
-      x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
-    }
-    (Value::Object(x), Value::Object(y)) => {
-      x.len() == y.len()
-        && x
-          .iter()
-          .all(|(key, p)| y.get(key).is_some_and(|q| json_equal(p, q)))
-    }
-    _ => a == b,
-  }
+  canonical_json(text).is_some_and(|canonical| canonical == structured_json)
 }
 
 /// The numbers a folded result reports in `_meta["frontmcp/result-handle"]` and its guide text.
@@ -486,12 +479,41 @@ mod tests {
       verdict(same),
       Verdict::Candidate(Answer::Structured(r#"{"a":[1,2]}"#))
     );
-    // Pretty-printed, keys reordered, numbers spelled differently: equal JSON.
-    let pretty = r#"{"content":[{"type":"text","text":"{\n  \"b\": 1.0,\n  \"a\": [1, 2e0]\n}"}],"structuredContent":{"a":[1,2],"b":1}}"#;
+    // Pretty-printed, numbers spelled differently: the same JSON once canonical.
+    let pretty = r#"{"content":[{"type":"text","text":"{\n  \"a\": [1, 2e0],\n  \"b\": 1.0\n}"}],"structuredContent":{"a":[1,2],"b":1}}"#;
     assert_eq!(
       verdict(pretty),
       Verdict::Candidate(Answer::Structured(r#"{"a":[1,2],"b":1}"#))
     );
+    // Index-like keys come first in JS, in the text's canonical form as in structuredContent.
+    let indexed = r#"{"content":[{"type":"text","text":"{\"b\": 1, \"2\": 0}"}],"structuredContent":{"2":0,"b":1}}"#;
+    assert!(matches!(verdict(indexed), Verdict::Candidate(_)));
+  }
+
+  #[test]
+  fn a_text_with_keys_in_another_order_says_something_else() {
+    passes(
+      r#"{"content":[{"type":"text","text":"{\"b\":1,\"a\":[1,2]}"}],"structuredContent":{"a":[1,2],"b":1}}"#,
+      PassReason::TextDiffers,
+    );
+  }
+
+  #[test]
+  fn deep_texts_are_compared_without_recursion() {
+    let depth = 10_000;
+    let compact = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let spaced = format!("{} 1.0 {}", "[ ".repeat(depth), " ]".repeat(depth));
+    let text = serde_json::to_string(&spaced).expect("a string");
+    let same =
+      format!(r#"{{"content":[{{"type":"text","text":{text}}}],"structuredContent":{compact}}}"#);
+    assert!(matches!(
+      verdict(&same),
+      Verdict::Candidate(Answer::Structured(_))
+    ));
+    let other = format!("{}2{}", "[".repeat(depth), "]".repeat(depth));
+    let differs =
+      format!(r#"{{"content":[{{"type":"text","text":{text}}}],"structuredContent":{other}}}"#);
+    passes(&differs, PassReason::TextDiffers);
   }
 
   #[test]
@@ -691,6 +713,45 @@ mod tests {
       verdict(&json),
       Verdict::Candidate(Answer::Structured(_))
     ));
+  }
+
+  #[test]
+  fn answers_too_deep_to_query_pass_whole_and_others_fold_and_read_back() {
+    use crate::core::fold::{fold_answer, AnswerSource, FoldOutcome, FoldSettings};
+    use crate::core::query::{run_query, QueryArgs};
+    let settings = FoldSettings {
+      threshold_bytes: 1024,
+      preview_items: 5,
+      preview_chars: 500,
+    };
+    let padding = "x".repeat(2000);
+    for (depth, passes) in [(300, true), (100, false)] {
+      let nested = format!(
+        r#"{}{{"leaf":"{padding}"}}{}"#,
+        r#"{"a":"#.repeat(depth - 1),
+        "}".repeat(depth - 1)
+      );
+      let result = format!(r#"{{"content":[],"structuredContent":{nested}}}"#);
+      let Verdict::Candidate(Answer::Structured(json)) = verdict(&result) else {
+        panic!("a candidate at depth {depth}");
+      };
+      let FoldOutcome::Folded(folded) =
+        fold_answer(AnswerSource::Json(json), &settings).expect("folds")
+      else {
+        panic!("over the threshold at depth {depth}");
+      };
+      assert_eq!(folded.depth, depth);
+      assert_eq!(too_deep_to_query(&folded), passes, "depth {depth}");
+      if !passes {
+        // Kept as it is, it reads back at its deepest point.
+        let path = format!("{}leaf", "a.".repeat(depth - 1));
+        let mut args = QueryArgs::new("h", &path);
+        args.limit = Some(3);
+        let answer = run_query(json.as_bytes(), &args, 1024).expect("reads");
+        assert!(answer.contains(r#""value":"xxx""#), "{answer}");
+      }
+    }
+    assert_eq!(PassReason::TooDeepToQuery.as_str(), "too-deep-to-query");
   }
 
   #[test]

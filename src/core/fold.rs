@@ -46,6 +46,9 @@ pub struct FoldedAnswer {
   /// The answer as `JSON.stringify` prints it, when that differs from the input: `Some` for
   /// [`AnswerSource::Text`]; `None` for [`AnswerSource::Json`], whose input is kept as it is.
   pub canonical_json: Option<String>,
+  /// The answer's deepest container nesting: `[]` is 1, `{"a":[1]}` is 2, a string 0. The hosts send answers
+  /// deeper than the query reader's limit whole (they could be folded but never read back).
+  pub depth: usize,
 }
 
 /// What the fold decided.
@@ -99,12 +102,13 @@ pub fn fold_answer(source: AnswerSource<'_>, settings: &FoldSettings) -> CoreRes
       if json.len() <= settings.threshold_bytes {
         return Ok(FoldOutcome::Whole { bytes: json.len() });
       }
-      let (preview_json, shape_json) = preview_and_shape(json, settings)?;
+      let (preview_json, shape_json, depth) = preview_and_shape(json, settings)?;
       Ok(FoldOutcome::Folded(FoldedAnswer {
         bytes: json.len(),
         preview_json,
         shape_json,
         canonical_json: None,
+        depth,
       }))
     }
     AnswerSource::Text(text) => {
@@ -134,18 +138,20 @@ pub fn fold_answer(source: AnswerSource<'_>, settings: &FoldSettings) -> CoreRes
       if bytes <= settings.threshold_bytes {
         return Ok(FoldOutcome::Whole { bytes });
       }
-      let (preview_json, shape_json) = preview_and_shape(&canonical, settings)?;
+      let (preview_json, shape_json, depth) = preview_and_shape(&canonical, settings)?;
       Ok(FoldOutcome::Folded(FoldedAnswer {
         bytes,
         preview_json,
         shape_json,
         canonical_json: Some(canonical),
+        depth,
       }))
     }
   }
 }
 
-fn preview_and_shape(json: &str, settings: &FoldSettings) -> CoreResult<(String, String)> {
+/// Preview, shape and the answer's depth.
+fn preview_and_shape(json: &str, settings: &FoldSettings) -> CoreResult<(String, String, usize)> {
   let budget = settings.threshold_bytes - envelope_bytes();
   let limits = skeleton::Limits {
     items: settings.preview_items,
@@ -161,14 +167,23 @@ fn preview_and_shape(json: &str, settings: &FoldSettings) -> CoreResult<(String,
     )
     .with_remedy("Pass JSON.stringify output as a JSON answer, or pass the text as a text answer.")
   })?;
-  render::render(
+  let depth = skeleton.depth;
+  let (preview_json, shape_json) = render::render(
     &skeleton,
     settings.preview_items,
     settings.preview_chars,
     budget,
     settings.threshold_bytes,
   )
-  .ok_or_else(|| CoreError::internal("The folded answer could not be made to fit the threshold."))
+  .ok_or_else(|| {
+    CoreError::internal("The folded answer could not be made to fit the threshold.")
+  })?;
+  Ok((preview_json, shape_json, depth))
+}
+
+/// `JSON.stringify(JSON.parse(text))`, built in one pass without recursion; `None` when `text` is not JSON.
+pub(crate) fn canonical_json(text: &str) -> Option<String> {
+  canonical::canonicalize(text).ok()
 }
 
 #[cfg(test)]

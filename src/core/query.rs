@@ -7,7 +7,9 @@
 //! Cost: a path naming one node (root, dot path, bracket path, JSON pointer, singular JSONPath) is followed in one
 //! pass over the text: nothing the path passes by is built, a named array is kept as item slices (`RawValue`), and
 //! only the items in the window are parsed. A JSONPath query that
-//! can select several nodes parses the whole answer into a `Value` and runs `serde_json_path` on it.
+//! can select several nodes parses the whole answer into a `Value` and runs `serde_json_path` on it; one whose
+//! estimated cost N × D^k (N nodes, depth D, k multiplying descendant segments: see `path::nesting_depth`) is over
+//! a budget is refused first, since `serde_json_path` offers no way to stop a running query.
 
 mod answer;
 mod args;
@@ -21,12 +23,16 @@ use serde_json::Value;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use answer::{answer, Items, Target};
-use path::{normalized_path, parse_path, ParsedPath};
+use path::{check_query_cost, normalized_path, parse_path, ParsedPath};
 use seek::{seek, Terminal};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
 pub use path::PathForm;
+
+/// The deepest container nesting `result_query` reads (serde_json's recursion limit: `[[…]]` 127 deep reads, 128
+/// does not). Deeper answers are refused as unreadable; the hosts send them whole instead of folding them.
+pub const MAX_QUERY_DEPTH: usize = 127;
 
 /// The error every host gives when a handle is unknown, expired, evicted, or another session's or caller's.
 ///
@@ -125,8 +131,10 @@ fn query_text(
     ParsedPath::Query {
       query,
       text: query_text,
+      descents,
     } => {
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
+      check_query_cost(&value, descents)?;
       let matches = query.query(&value).all();
       answer(
         &query_text,
@@ -159,7 +167,12 @@ pub fn run_query_value(
       }
       Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
     },
-    ParsedPath::Query { query, text } => {
+    ParsedPath::Query {
+      query,
+      text,
+      descents,
+    } => {
+      check_query_cost(answer_value, descents)?;
       let matches = query.query(answer_value).all();
       answer(
         &text,

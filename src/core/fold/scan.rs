@@ -65,6 +65,8 @@ pub(crate) struct Scanner<'a> {
   /// One entry per open container: `true` for an object.
   stack: Vec<bool>,
   expect: Expect,
+  /// Deepest container nesting seen so far, skipped parts included (a top-level container is 1).
+  deepest: usize,
 }
 
 impl<'a> Scanner<'a> {
@@ -75,11 +77,17 @@ impl<'a> Scanner<'a> {
       pos: 0,
       stack: Vec::new(),
       expect: Expect::Value,
+      deepest: 0,
     }
   }
 
   fn error<T>(&self) -> Result<T, ScanError> {
     Err(ScanError { offset: self.pos })
+  }
+
+  /// Deepest container nesting read so far, skipped containers included: `[]` is 1, `[[1]]` is 2, a scalar 0.
+  pub fn deepest(&self) -> usize {
+    self.deepest
   }
 
   fn skip_whitespace(&mut self) {
@@ -179,12 +187,14 @@ impl<'a> Scanner<'a> {
       b'{' => {
         self.pos += 1;
         self.stack.push(true);
+        self.deepest = self.deepest.max(self.stack.len());
         self.expect = Expect::FirstKeyOrEnd;
         return Ok(Event::ObjectStart);
       }
       b'[' => {
         self.pos += 1;
         self.stack.push(false);
+        self.deepest = self.deepest.max(self.stack.len());
         self.expect = Expect::FirstValueOrEnd;
         return Ok(Event::ArrayStart);
       }
@@ -312,6 +322,8 @@ impl<'a> Scanner<'a> {
             empty = false;
           }
           depth += 1;
+          // `depth` counts from the skipped container, which is already on the stack.
+          self.deepest = self.deepest.max(self.stack.len() + depth - 1);
           self.pos += 1;
         }
         b'}' | b']' => {

@@ -197,6 +197,8 @@ pub(crate) struct Skeleton {
   pub root: Node,
   /// Something was left out while reading.
   pub cut: bool,
+  /// The answer's deepest container nesting (a top-level container is 1; a scalar 0).
+  pub depth: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -277,6 +279,7 @@ pub(crate) fn build(text: &str, limits: &Limits) -> Result<Skeleton, ScanError> 
     Some(root) => Ok(Skeleton {
       root,
       cut: builder.cut,
+      depth: scanner.deepest(),
     }),
     None => Err(ScanError { offset: text.len() }),
   }

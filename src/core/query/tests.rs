@@ -451,3 +451,103 @@ fn answers_with_lone_surrogates_are_read_with_replacement_characters() {
   let e = run_query(br#"{"a":"\ud83d""#, &QueryArgs::new("h", "a"), BIG).expect_err("still broken");
   assert_eq!(e.code, ErrorCode::InvalidInput);
 }
+
+/// `[{"a":{"a":…{"c":1}}}, …]`: `count` chains of `levels` nested objects.
+fn chains(count: usize, levels: usize) -> String {
+  let chain = format!(
+    "{}{{\"c\":1}}{}",
+    "{\"a\":".repeat(levels),
+    "}".repeat(levels)
+  );
+  format!("[{}]", vec![chain; count].join(","))
+}
+
+#[test]
+fn costly_queries_are_refused_before_they_run() {
+  // 1000 chains 120 deep: N ≈ 122 000 nodes, D = 123. `..` inside filters would visit N × D^k nodes; without the
+  // bound, `$..[?@..[?@..c]]` runs for minutes on the 2000-chain version of this answer.
+  let text = chains(1000, 120);
+  let value: Value = serde_json::from_str(&text).expect("valid");
+  for path in [
+    "$..[?@..c]",
+    "$..[?@..[?@..c]]",
+    "$..[?@..[?@..[?@..c]]]",
+    "..*..*",
+  ] {
+    let args = parse_query_args(&json!({"handle": "h", "path": path})).expect("args");
+    let started = std::time::Instant::now();
+    let by_text = run_query(text.as_bytes(), &args, BIG).expect_err(path);
+    let by_value = run_query_value(&value, &args, BIG).expect_err(path);
+    eprintln!("{path}: refused in {:?}", started.elapsed());
+    assert_eq!(by_text, by_value);
+    assert_eq!(by_text.code, ErrorCode::InvalidInput, "{path}");
+    assert!(by_text.message.starts_with("path is too costly"), "{path}");
+    let remedy = by_text.remedy.as_deref().unwrap_or_default();
+    assert!(
+      remedy.contains("more specific path") && remedy.contains("inside filters"),
+      "{remedy}"
+    );
+  }
+  // The same queries on a small answer run.
+  let small = chains(3, 10);
+  let args = parse_query_args(&json!({"handle": "h", "path": "$..[?@..c]"})).expect("args");
+  let answer: Value =
+    serde_json::from_str(&run_query(small.as_bytes(), &args, BIG).expect("runs")).expect("json");
+  assert_eq!(answer["total"], json!(33));
+}
+
+#[test]
+fn ordinary_filters_on_a_large_answer_still_run() {
+  let orders: Vec<Value> = (0..100_000)
+    .map(|i| json!({"id": i, "status": if i % 4 == 0 { "shipped" } else { "open" }}))
+    .collect();
+  let doc = json!({ "orders": orders });
+  let shipped = ok(
+    &doc,
+    json!({"handle": "h", "path": "$.orders[?@.status=='shipped']", "limit": 2}),
+  );
+  assert_eq!(shipped["total"], json!(25_000));
+  assert_eq!(
+    shipped["value"],
+    json!([{"id": 0, "status": "shipped"}, {"id": 4, "status": "shipped"}])
+  );
+  let over = ok(
+    &doc,
+    json!({"handle": "h", "path": "$..[?@.id > 3]", "limit": 1}),
+  );
+  assert_eq!(over["total"], json!(99_996));
+  // One `..` inside a filter on a shallow answer stays well under the bound (N × D ≈ 300 000 × 4).
+  let nested = ok(
+    &doc,
+    json!({"handle": "h", "path": "$.orders[?value(@..status) == 'open']", "limit": 1}),
+  );
+  assert_eq!(nested["total"], json!(75_000));
+}
+
+#[test]
+fn answers_read_up_to_the_query_depth_limit() {
+  // The limit is serde_json's: the hosts send deeper answers whole, so it must match what the reader takes.
+  for depth in [MAX_QUERY_DEPTH, MAX_QUERY_DEPTH + 1] {
+    let text = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+    let path = vec!["a"; depth].join(".");
+    for path in [path.as_str(), "$..a"] {
+      let args = QueryArgs::new("h", path);
+      let outcome = run_query(text.as_bytes(), &args, BIG);
+      if depth <= MAX_QUERY_DEPTH {
+        assert!(outcome.is_ok(), "{depth} {path}: {outcome:?}");
+      } else {
+        let e = outcome.expect_err("too deep");
+        assert_eq!(e.code, ErrorCode::InvalidInput);
+        assert!(
+          e.message.contains("not caused by the query's arguments"),
+          "{}",
+          e.message
+        );
+        assert!(!e
+          .remedy
+          .unwrap_or_default()
+          .contains("call the original tool again"));
+      }
+    }
+  }
+}

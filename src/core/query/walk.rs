@@ -175,24 +175,29 @@ pub(crate) fn raw_items(node: &RawValue) -> CoreResult<Vec<&RawValue>> {
   serde_json::from_str(node.get()).map_err(unreadable)
 }
 
-/// The answer text is not JSON that this engine reads.
+/// The answer text is not JSON that this engine reads. Through the hosts this does not happen (they keep
+/// `JSON.stringify` output and send answers deeper than [`super::MAX_QUERY_DEPTH`] whole), so the text says the
+/// query's arguments are not the cause, and does not send the model round in circles.
 pub(crate) fn unreadable(error: serde_json::Error) -> CoreError {
   let detail = if error.to_string().contains("recursion limit") {
-    "it nests deeper than 128 levels"
+    format!("it nests deeper than {} levels", super::MAX_QUERY_DEPTH)
   } else {
-    "it is not valid JSON"
+    "it is not valid JSON".to_string()
   };
   CoreError::new(
     ErrorCode::InvalidInput,
     format!(
-      "The stored answer cannot be read: {detail} (line {}, column {}).",
+      "The kept answer cannot be read by result_query: {detail} (line {}, column {}). This is not caused by the \
+       query's arguments.",
       error.line(),
       error.column()
     ),
   )
-  .with_remedy(
-    "Pass the answer as JSON text (JSON.stringify output), or call the original tool again.",
-  )
+  .with_remedy(format!(
+    "Other paths or pages will not help: work from the preview and shape already shown. (Calling queryAnswer \
+     directly: pass JSON.stringify output nested at most {} levels deep.)",
+    super::MAX_QUERY_DEPTH
+  ))
 }
 
 /// Finds one key of an object while skipping every value but its own.
