@@ -16,6 +16,12 @@ pub(crate) enum Items<'a> {
   Refs(&'a [&'a Value]),
   /// An array read lazily from the answer's text: only the items in the window are parsed.
   Raws(Vec<&'a RawValue>),
+  /// Items `base ..` of a list of `total` items, read from a byte range of the answer (the path index route).
+  Window {
+    items: Vec<&'a RawValue>,
+    base: usize,
+    total: usize,
+  },
 }
 
 impl Items<'_> {
@@ -24,6 +30,7 @@ impl Items<'_> {
       Items::Values(items) => items.len(),
       Items::Refs(items) => items.len(),
       Items::Raws(items) => items.len(),
+      Items::Window { total, .. } => *total,
     }
   }
 
@@ -33,6 +40,14 @@ impl Items<'_> {
       Items::Refs(items) => write_value(out, items[at], fields),
       Items::Raws(items) => {
         let item: Value = serde_json::from_str(items[at].get()).map_err(unreadable)?;
+        write_value(out, &item, fields);
+      }
+      Items::Window { items, base, .. } => {
+        let raw = at
+          .checked_sub(*base)
+          .and_then(|i| items.get(i))
+          .ok_or_else(|| CoreError::internal("An indexed read missed an item of its window."))?;
+        let item: Value = serde_json::from_str(raw.get()).map_err(unreadable)?;
         write_value(out, &item, fields);
       }
     }
@@ -48,7 +63,7 @@ pub(crate) enum Target<'a> {
 }
 
 /// Where a window starts and how long it is, from `offset` / `page` / `limit`.
-fn window(args: &QueryArgs, default_limit: usize) -> (u64, usize) {
+pub(crate) fn window(args: &QueryArgs, default_limit: usize) -> (u64, usize) {
   let limit = args.limit.unwrap_or(default_limit);
   let start = match (args.offset, args.page) {
     (Some(offset), _) => offset,
