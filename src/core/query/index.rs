@@ -17,8 +17,6 @@
 //! `0x01 ‖ start ‖ end ‖ length ‖ n ‖ n × (item delta, byte delta) ‖ m ‖ m × (index, node)` for an array and
 //! `0x02 ‖ start ‖ end ‖ m ‖ m × (key length, key UTF-8, node)` for an object.
 
-use std::collections::HashMap;
-
 use memchr::memchr2;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
@@ -219,16 +217,21 @@ impl Scan<'_> {
       self.at += 1;
       return Some(None);
     }
+    // Item 0 is always a checkpoint; the list is allocated only once a second one is due.
+    let first = self.at as u64;
     let mut checkpoints: Vec<(u64, u64)> = Vec::new();
     let mut children = Vec::new();
     let mut len: u64 = 0;
-    let mut last: Option<usize> = None;
+    let mut last = self.at;
     loop {
       self.blank();
       let item = self.at;
-      if last.is_none_or(|at| item - at >= self.settings.stride) {
+      if item - last >= self.settings.stride {
+        if checkpoints.is_empty() {
+          checkpoints.push((0, first));
+        }
         checkpoints.push((len, item as u64));
-        last = Some(item);
+        last = item;
       }
       if let Some(child) = self.value(depth + 1)? {
         children.push((len, child));
@@ -246,6 +249,9 @@ impl Scan<'_> {
     }
     if self.at - start <= self.settings.min_span {
       return Some(None);
+    }
+    if checkpoints.is_empty() {
+      checkpoints.push((0, first));
     }
     let max = self.settings.max_checkpoints.max(1);
     if checkpoints.len() > max {
@@ -269,8 +275,9 @@ impl Scan<'_> {
       self.at += 1;
       return Some(None);
     }
-    let mut keys: Vec<(usize, usize)> = Vec::new();
-    let mut children: Vec<(usize, Node)> = Vec::new();
+    // Only keys after a recorded child are decoded: a repeated key wins over the child named before it (the last
+    // one wins, as in JSON.parse), whatever its value.
+    let mut children: Vec<(String, Node)> = Vec::new();
     loop {
       self.blank();
       if self.peek()? != b'"' {
@@ -278,14 +285,19 @@ impl Scan<'_> {
       }
       let key_start = self.at;
       self.string()?;
-      keys.push((key_start, self.at));
+      let key_end = self.at;
       self.blank();
       if self.peek()? != b':' {
         return None;
       }
       self.at += 1;
-      if let Some(child) = self.value(depth + 1)? {
-        children.push((keys.len() - 1, child));
+      let child = self.value(depth + 1)?;
+      if !children.is_empty() || child.is_some() {
+        let name = decode_key(self.bytes.get(key_start..key_end)?)?;
+        children.retain(|(known, _)| *known != name);
+        if let Some(child) = child {
+          children.push((name, child));
+        }
       }
       self.blank();
       match self.peek()? {
@@ -300,20 +312,6 @@ impl Scan<'_> {
     if self.at - start <= self.settings.min_span || children.is_empty() {
       return Some(None);
     }
-    // A repeated key: the last one wins, as in JSON.parse, so a child named again later is dropped.
-    let names: Vec<String> = keys
-      .iter()
-      .map(|&(from, to)| decode_key(self.bytes.get(from..to)?))
-      .collect::<Option<_>>()?;
-    let mut last: HashMap<&str, usize> = HashMap::with_capacity(names.len());
-    for (ordinal, name) in names.iter().enumerate() {
-      last.insert(name.as_str(), ordinal);
-    }
-    let children = children
-      .into_iter()
-      .filter(|(ordinal, _)| last.get(names[*ordinal].as_str()) == Some(ordinal))
-      .map(|(ordinal, node)| (names[ordinal].clone(), node))
-      .collect();
     Some(Some(Node::Object {
       start: start as u64,
       end: self.at as u64,

@@ -363,6 +363,11 @@ async fn reads_stay_bounded_as_the_answer_grows() {
     let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
     // Index record, two record headers, and at most three chunks (the window and a checkpoint stride).
     let bound = index.len() + 36 + 2 * 20 + 3 * (CHUNK_SIZE + 16);
+    assert!(
+      index.len() < text.len() / 500,
+      "index {} bytes",
+      index.len()
+    );
     for offset in [99_980, 50_000, 0] {
       backend.fetched.store(0, Ordering::Relaxed);
       let query = window_at(&handle, offset);
@@ -381,6 +386,12 @@ async fn reads_stay_bounded_as_the_answer_grows() {
       );
       seen.push((text.len(), offset, bytes));
     }
+    eprintln!(
+      "answer {} B, index {} B, fetched {:?}",
+      text.len(),
+      index.len(),
+      &seen[seen.len() - 3..]
+    );
   }
   assert!(seen[3].0 > 3 * seen[0].0, "answers {seen:?}");
 }
