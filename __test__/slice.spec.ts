@@ -67,6 +67,7 @@ function jsOpen(record: Buffer, keys: { recordKey: Buffer; storageKey: Buffer })
 function ordersAnswer(count: number) {
   return {
     meta: { source: 'slice', tags: ['a', 'b'] },
+    log: Array.from({ length: 20_000 }, (_, i) => (i % 9 === 0 ? `😀é\n"${i}` : `line ${i};`)).join(''),
     data: {
       orders: Array.from({ length: count }, (_, i) => ({
         id: i,
@@ -144,6 +145,11 @@ describe('result_query through the path index', () => {
     { path: '$.data.orders[-1]' },
     { path: '$.data.orders[*].id', limit: 3 },
     { path: '$.meta.tags' },
+    { path: '$.log' },
+    { path: '/log', offset: 50_001, limit: 3 },
+    { path: "$['log']", page: 40, limit: 999 },
+    { path: '$.log', offset: 140_000 },
+    { path: '$.log', offset: 20_000, limit: 20_000 }, // over the threshold: the remedy counts what fits
     { path: '$.data.missing' },
     { path: '$.data', offset: 1 },
   ];

@@ -1,28 +1,31 @@
 //! The path index: a small map of a kept answer, written at save time, so that a window of a large list is read
 //! from the store as one byte range instead of the whole sealed answer.
 //!
-//! [`build_index`] walks the answer's JSON text once and records every array and object at depth ≤ 4 whose text
-//! spans more than one sealed chunk (64 KiB): its byte span, and for an array its length and checkpoints
-//! `(item index, byte offset of that item)` about every 8 KiB (at most 4096 per array; the stride grows past
-//! 32 MiB). Objects keep only their large children, by key, so the index stays near 0.1 % of the answer.
+//! [`build_index`] walks the answer's JSON text once and records every array, object and string at depth ≤ 4 whose
+//! text spans more than one sealed chunk (64 KiB): its byte span; for an array its length and checkpoints
+//! `(item index, byte offset of that item)` about every 8 KiB; for a string its length in JS units and checkpoints
+//! `(unit offset, byte offset)` at character boundaries about every 8 KiB (at most 4096 checkpoints per node; the
+//! stride grows past 32 MiB). Objects keep only their large children, by key, so the index stays well under 0.1 %
+//! of the answer.
 //!
-//! [`plan`] follows a singular path through the index to a large array and names the byte range that holds the
-//! requested window (from the checkpoint at or before its first item to the one at or after its end).
+//! [`plan`] follows a singular path through the index to a large array or string and names the byte range that
+//! holds the requested window (from the checkpoint at or before its start to the one past its end).
 //! [`answer_range`] answers from that range alone, through the same answer writer as [`super::run_query`], so the
 //! two routes give byte-identical answers. Everything the index does not cover (queries that can match several
-//! nodes, strings, small or deep nodes, missing paths, unknown index versions) returns `None`: the caller reads
+//! nodes, objects, small or deep nodes, missing paths, unknown index versions) returns `None`: the caller reads
 //! the whole answer as before. [`query_stored`] puts the two routes together over a [`HandleStore`].
 //!
 //! Encoding (all integers unsigned LEB128): `"RHIX" ‖ version 0x01 ‖ answer length ‖ node`, where a node is
 //! `0x01 ‖ start ‖ end ‖ length ‖ n ‖ n × (item delta, byte delta) ‖ m ‖ m × (index, node)` for an array and
-//! `0x02 ‖ start ‖ end ‖ m ‖ m × (key length, key UTF-8, node)` for an object.
+//! `0x02 ‖ start ‖ end ‖ m ‖ m × (key length, key UTF-8, node)` for an object and
+//! `0x03 ‖ start ‖ end ‖ units ‖ n ‖ n × (unit delta, byte delta)` for a string.
 
 use memchr::memchr2;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
-use super::answer::{answer, window, Items, Target};
-use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
+use super::answer::{answer, string_window_within, window, Items, Target};
+use super::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
 use super::path::{normalized_path, parse_path, ParsedPath, PathElement, Step};
 use super::walk::Kind;
 use super::{handle_not_found, run_query};
@@ -75,6 +78,15 @@ enum Node {
     start: u64,
     end: u64,
     children: Vec<(String, Node)>,
+  },
+  Text {
+    start: u64,
+    end: u64,
+    /// JS string units (UTF-16) in the string.
+    units: u64,
+    /// `(unit offset, byte offset)` at character boundaries of the literal, strictly increasing; the first is unit
+    /// 0 just past the opening quote.
+    checkpoints: Vec<(u64, u64)>,
   },
 }
 
@@ -205,8 +217,74 @@ impl Scan<'_> {
     match self.peek()? {
       b'[' => self.array(depth),
       b'{' => self.object(depth),
+      b'"' => self.text(),
       _ => self.skip().map(|()| None),
     }
+  }
+
+  /// A string literal: past it, and recorded when it spans more than `min_span` bytes.
+  fn text(&mut self) -> Option<Option<Node>> {
+    let start = self.at;
+    self.string()?;
+    if self.at - start <= self.settings.min_span {
+      return Some(None);
+    }
+    // Large: count its units again, with checkpoints at character (or escape) boundaries.
+    self.at = start + 1;
+    let first = self.at as u64;
+    let mut checkpoints: Vec<(u64, u64)> = Vec::new();
+    let mut units: u64 = 0;
+    let mut last = self.at;
+    loop {
+      let byte = *self.bytes.get(self.at)?;
+      if byte == b'"' {
+        self.at += 1;
+        break;
+      }
+      if self.at - last >= self.settings.stride {
+        if checkpoints.is_empty() {
+          checkpoints.push((0, first));
+        }
+        checkpoints.push((units, self.at as u64));
+        last = self.at;
+      }
+      let (width, count) = match byte {
+        b'\\' if self.bytes.get(self.at + 1) == Some(&b'u') => {
+          let unit = self.hex4(self.at + 2)?;
+          let paired = (0xD800..=0xDBFF).contains(&unit)
+            && self.bytes.get(self.at + 6..self.at + 8) == Some(b"\\u")
+            && self
+              .hex4(self.at + 8)
+              .is_some_and(|low| (0xDC00..=0xDFFF).contains(&low));
+          if paired {
+            (12, 2)
+          } else {
+            (6, 1)
+          }
+        }
+        b'\\' => (2, 1),
+        0x00..=0x7F => (1, 1),
+        0xF0..=0xFF => (4, 2),
+        0xE0..=0xEF => (3, 1),
+        _ => (2, 1),
+      };
+      self.at += width;
+      units += count;
+    }
+    if checkpoints.is_empty() {
+      checkpoints.push((0, first));
+    }
+    let max = self.settings.max_checkpoints.max(1);
+    if checkpoints.len() > max {
+      let every = checkpoints.len().div_ceil(max);
+      checkpoints = checkpoints.into_iter().step_by(every).collect();
+    }
+    Some(Some(Node::Text {
+      start: start as u64,
+      end: self.at as u64,
+      units,
+      checkpoints,
+    }))
   }
 
   fn array(&mut self, depth: usize) -> Option<Option<Node>> {
@@ -384,6 +462,28 @@ fn encode(out: &mut Vec<u8>, node: &Node) {
         encode(out, child);
       }
     }
+    Node::Text {
+      start,
+      end,
+      units,
+      checkpoints,
+    } => {
+      out.push(3);
+      put(out, *start);
+      put(out, *end);
+      put(out, *units);
+      put_checkpoints(out, *start, checkpoints);
+    }
+  }
+}
+
+fn put_checkpoints(out: &mut Vec<u8>, start: u64, checkpoints: &[(u64, u64)]) {
+  put(out, checkpoints.len() as u64);
+  let (mut at, mut byte) = (0, start);
+  for &(next_at, next_byte) in checkpoints {
+    put(out, next_at - at);
+    put(out, next_byte - byte);
+    (at, byte) = (next_at, next_byte);
   }
 }
 
@@ -431,24 +531,7 @@ impl Reader<'_> {
     match tag {
       1 => {
         let len = self.number()?;
-        let n = self.count()?;
-        let mut checkpoints = Vec::with_capacity(n);
-        let (mut item, mut byte) = (0u64, start);
-        for i in 0..n {
-          let (item_delta, byte_delta) = (self.number()?, self.number()?);
-          if i > 0 && (item_delta == 0 || byte_delta == 0) {
-            return None;
-          }
-          item = item.checked_add(item_delta)?;
-          byte = byte.checked_add(byte_delta)?;
-          if item >= len || byte >= end {
-            return None;
-          }
-          checkpoints.push((item, byte));
-        }
-        if checkpoints.first().is_none_or(|&(first, _)| first != 0) {
-          return None;
-        }
+        let checkpoints = self.checkpoints(start, end, len)?;
         let m = self.count()?;
         let mut children = Vec::with_capacity(m);
         for _ in 0..m {
@@ -481,8 +564,41 @@ impl Reader<'_> {
           children,
         })
       }
+      3 => {
+        let units = self.number()?;
+        let checkpoints = self.checkpoints(start, end, units)?;
+        Some(Node::Text {
+          start,
+          end,
+          units,
+          checkpoints,
+        })
+      }
       _ => None,
     }
+  }
+
+  /// Checkpoints: the first at 0, both coordinates strictly increasing, below `len` and inside `[start, end)`.
+  fn checkpoints(&mut self, start: u64, end: u64, len: u64) -> Option<Vec<(u64, u64)>> {
+    let n = self.count()?;
+    let mut checkpoints = Vec::with_capacity(n);
+    let (mut at, mut byte) = (0u64, start);
+    for i in 0..n {
+      let (at_delta, byte_delta) = (self.number()?, self.number()?);
+      if i > 0 && (at_delta == 0 || byte_delta == 0) {
+        return None;
+      }
+      at = at.checked_add(at_delta)?;
+      byte = byte.checked_add(byte_delta)?;
+      if at >= len || byte >= end {
+        return None;
+      }
+      checkpoints.push((at, byte));
+    }
+    if checkpoints.first().is_none_or(|&(first, _)| first != 0) {
+      return None;
+    }
+    Some(checkpoints)
   }
 }
 
@@ -509,13 +625,24 @@ pub struct IndexedRead {
   pub start: u64,
   pub end: u64,
   path: String,
+  within: Within,
+  /// Items in the list, or units in the string.
   total: u64,
-  /// Index of the first item in the range.
+  /// The first item (or unit) in the range.
   base: u64,
-  /// Items the range holds.
+  /// Items (or units) the range holds.
   count: u64,
   /// The range ends at the array's closing bracket (otherwise at the start of the next checkpoint's item).
   to_close: bool,
+}
+
+/// What a range holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Within {
+  /// Items of a list, separated by commas.
+  List,
+  /// Part of a string literal, between its quotes.
+  Text,
 }
 
 /// The range to read for `args`, when the index covers its path and window; `None` means "read it all".
@@ -552,40 +679,76 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
         elements.push(PathElement::Index(usize::try_from(at).ok()?));
         &children.iter().find(|(i, _)| *i == at)?.1
       }
+      Node::Text { .. } => return None,
     };
   }
-  let Node::Array {
-    end,
-    len: total,
-    checkpoints,
-    ..
-  } = node
-  else {
-    return None;
-  };
-  let (start, limit) = window(args, DEFAULT_LIST_LIMIT);
-  let first = start.min(*total);
-  let last = first.saturating_add(limit as u64).min(*total);
-  let a = checkpoints
-    .partition_point(|&(item, _)| item <= first)
-    .checked_sub(1)?;
-  let b = checkpoints
-    .partition_point(|&(item, _)| item < last)
-    .max(a + 1);
+  let path = normalized_path(&elements);
+  match node {
+    Node::Array {
+      end,
+      len: total,
+      checkpoints,
+      ..
+    } => {
+      let (start, limit) = window(args, DEFAULT_LIST_LIMIT);
+      let first = start.min(*total);
+      let last = first.saturating_add(limit as u64).min(*total);
+      // From the checkpoint at or before the first item to the one at or after the window's end.
+      let a = checkpoints
+        .partition_point(|&(item, _)| item <= first)
+        .checked_sub(1)?;
+      let b = checkpoints
+        .partition_point(|&(item, _)| item < last)
+        .max(a + 1);
+      Some(range(path, Within::List, *total, checkpoints, a, b, *end))
+    }
+    Node::Text {
+      end,
+      units: total,
+      checkpoints,
+      ..
+    } => {
+      let (start, limit) = window(args, DEFAULT_STRING_LIMIT);
+      let end_unit = start.saturating_add(limit as u64);
+      // A window boundary inside a surrogate pair moves one unit forward: the range reaches a checkpoint past
+      // the window's end, so both boundaries fall inside it (or at the string's end).
+      let a = checkpoints
+        .partition_point(|&(unit, _)| unit <= start)
+        .checked_sub(1)?;
+      let b = checkpoints
+        .partition_point(|&(unit, _)| unit <= end_unit)
+        .max(a + 1);
+      Some(range(path, Within::Text, *total, checkpoints, a, b, *end))
+    }
+    Node::Object { .. } => None,
+  }
+}
+
+/// Checkpoints `a` to `b` (or to the node's closing bracket or quote, just before `end`).
+fn range(
+  path: String,
+  within: Within,
+  total: u64,
+  checkpoints: &[(u64, u64)],
+  a: usize,
+  b: usize,
+  end: u64,
+) -> IndexedRead {
   let (base, from) = checkpoints[a];
   let (to, count, to_close) = match checkpoints.get(b) {
-    Some(&(item, byte)) => (byte, item - base, false),
+    Some(&(at, byte)) => (byte, at - base, false),
     None => (end - 1, total - base, true),
   };
-  Some(IndexedRead {
+  IndexedRead {
     start: from,
     end: to,
-    path: normalized_path(&elements),
-    total: *total,
+    path,
+    within,
+    total,
     base,
     count,
     to_close,
-  })
+  }
 }
 
 /// Answers `args` from the bytes `plan` named; `None` when they are not what the index promised (then read it
@@ -596,8 +759,29 @@ pub fn answer_range(
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> Option<CoreResult<String>> {
+  let text = std::str::from_utf8(fragment).ok()?;
+  if read.within == Within::Text {
+    let part: String = serde_json::from_str(&format!("\"{text}\"")).ok()?;
+    let units: u64 = part.chars().map(|c| c.len_utf16() as u64).sum();
+    if units != read.count {
+      return None;
+    }
+    let (start, limit) = window(args, DEFAULT_STRING_LIMIT);
+    let window = string_window_within(&part, read.base, read.total, start, limit);
+    let target = Target::TextWindow {
+      text: &part,
+      window,
+    };
+    return Some(answer(
+      &read.path,
+      target,
+      Kind::String,
+      args,
+      threshold_bytes,
+    ));
+  }
   let blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
-  let text = std::str::from_utf8(fragment).ok()?.trim_end_matches(blank);
+  let text = text.trim_end_matches(blank);
   let body = if read.to_close {
     text
   } else {

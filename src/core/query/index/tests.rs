@@ -99,6 +99,50 @@ fn a_window_of_a_large_list_reads_only_its_range() {
 }
 
 #[test]
+fn a_window_of_a_long_string_reads_only_its_range() {
+  let text: String = (0..400)
+    .map(|i| match i % 5 {
+      0 => "😀".to_string(),
+      1 => "\n\"".to_string(),
+      2 => "é".to_string(),
+      3 => "\u{1}".to_string(),
+      _ => format!("w{i}"),
+    })
+    .collect();
+  let doc = json!({"meta": 1, "body": text, "list": [text]});
+  let plain = serde_json::to_string(&doc).unwrap();
+  // The same answer as a tool might print it: escaped surrogate pairs and escaped BMP characters.
+  let escaped = plain
+    .replace('😀', "\\ud83d\\ude00")
+    .replace('é', "\\u00e9");
+  let settings = IndexSettings {
+    max_checkpoints: 1000,
+    ..TINY
+  };
+  let units = text.encode_utf16().count() as u64;
+  for answer in [&plain, &escaped] {
+    let index = build_index(answer, settings).expect("indexed");
+    for path in ["body", "$.list[0]", "/list/0", "$['list'][-1]"] {
+      let mut covered = 0;
+      for start in (0..units + 3).step_by(7) {
+        for limit in [1usize, 2, 3, 17, 2000] {
+          let query = args(json!({"handle": "h", "path": path, "offset": start, "limit": limit}));
+          covered += usize::from(compare(answer, &index, &query, usize::MAX));
+          for threshold in [30, 90] {
+            compare(answer, &index, &query, threshold);
+          }
+        }
+      }
+      assert!(covered > 100, "{path}: {covered}");
+    }
+  }
+  let index = build_index(&plain, settings).expect("indexed");
+  let query = args(json!({"handle": "h", "path": "body", "page": 20, "limit": 5}));
+  let read = plan(&index, &query).expect("covered");
+  assert!(read.end - read.start < 100, "{read:?}");
+}
+
+#[test]
 fn repeated_keys_follow_the_last_one() {
   let big: Vec<u32> = (0..100).collect();
   let list = serde_json::to_string(&big).unwrap();
@@ -136,7 +180,8 @@ fn no_index_for_small_invalid_or_lone_surrogate_answers() {
     run_query(deep.as_bytes(), &query, usize::MAX).map_err(|e| e.code),
     Err(ErrorCode::InvalidInput)
   );
-  assert!(build_index(&format!("\"{}\"", "x".repeat(100)), TINY).is_none());
+  assert!(build_index(&format!("\"{}\"", "x".repeat(100)), TINY).is_some());
+  assert!(build_index(&format!("\"{}\\udc00\"", "x".repeat(100)), TINY).is_none());
 }
 
 #[test]
@@ -176,6 +221,7 @@ fn leaf() -> impl Strategy<Value = Value> {
     any::<i64>().prop_map(Value::from),
     (-1e25f64..1e25).prop_map(|f| json!(f)),
     "[a-z é😀\"\\\\\n/\u{1}]{0,10}".prop_map(Value::String),
+    "[a-z é😀\"\\\\\n/\u{1}\u{10000}]{30,90}".prop_map(Value::String),
   ]
 }
 
@@ -192,7 +238,7 @@ fn value() -> impl Strategy<Value = Value> {
   })
 }
 
-/// Every container's path at depth ≤ 5, as normalized steps.
+/// Every container's and string's path at depth ≤ 5, as normalized steps.
 fn containers(value: &Value, at: &mut Vec<PathElement>, out: &mut Vec<Vec<PathElement>>) {
   if at.len() > 5 {
     return;
@@ -214,6 +260,7 @@ fn containers(value: &Value, at: &mut Vec<PathElement>, out: &mut Vec<Vec<PathEl
         at.pop();
       }
     }
+    Value::String(_) => out.push(at.clone()),
     _ => {}
   }
 }
