@@ -7,6 +7,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use result_handles_native::core::query::index::{answer_range, build_index, plan, IndexSettings};
 use result_handles_native::core::query::{run_query, run_query_value, QueryArgs};
 use serde_json::{json, Value};
 
@@ -97,6 +98,31 @@ fn main() {
       run_query(text.as_bytes(), &query_args, threshold)
         .map(|a| a.len())
         .unwrap_or(0)
+    },
+  );
+
+  // The path index: its cost at save time, its size, and a window answered from the byte range it names.
+  let index = build_index(&text, IndexSettings::DEFAULT).unwrap_or_default();
+  println!(
+    "path index: {} bytes ({:.3} % of the answer)",
+    index.len(),
+    index.len() as f64 * 100.0 / text.len() as f64
+  );
+  measure("build the path index (at save time)", 30, || {
+    build_index(&text, IndexSettings::DEFAULT).map_or(0, |i| i.len())
+  });
+  measure(
+    "dot path through the index (plan + range answer, no I/O)",
+    200,
+    || {
+      plan(&index, &args)
+        .and_then(|read| {
+          let range = text
+            .as_bytes()
+            .get(read.start as usize..read.end as usize)?;
+          answer_range(&read, range, &args, threshold)?.ok()
+        })
+        .map_or(0, |a| a.len())
     },
   );
 

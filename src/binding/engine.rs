@@ -3,9 +3,9 @@
 //! Both hosts (FrontMCP plugin, MCP SDK adapter) call only these. A fit is two steps because the host runs its own
 //! checks in between (`foldPolicy`, output-schema admission): [`ResultHandlesEngine::prepare`] inspects and folds
 //! (CPU, off the JS thread) and returns a [`FitPlan`] that keeps the answer on the Rust side;
-//! [`ResultHandlesEngine::commit`] seals and stores it for the owner and returns the folded CallToolResult.
-//! [`ResultHandlesEngine::query`] reads the record and runs the query in one native call, so the kept answer never
-//! crosses into JS.
+//! [`ResultHandlesEngine::commit`] seals and stores it (with its path index) for the owner and returns the folded
+//! CallToolResult. [`ResultHandlesEngine::query`] reads the record (or, for a window of a large list, the index and
+//! one byte range) and runs the query in one native call, so the kept answer never crosses into JS.
 
 use std::sync::Arc;
 
@@ -19,7 +19,8 @@ use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, Answer, Envelope, FoldFacts, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
 use crate::core::options::{problems_message, validate_options};
-use crate::core::query::{handle_not_found, parse_query_args, run_query};
+use crate::core::query::index::{build_index, query_stored, IndexSettings};
+use crate::core::query::parse_query_args;
 use crate::core::store::{HandleStore, Owner};
 
 struct EngineCore {
@@ -34,6 +35,8 @@ struct PlanData {
   folded_json: String,
   shape_json: String,
   canonical_json: String,
+  /// The answer's path index, when it is large enough to have one (see `core::query::index`).
+  index: Option<Vec<u8>>,
   envelope: Envelope,
 }
 
@@ -116,7 +119,9 @@ fn prepare_plan(
     (None, Answer::Text(text)) => text.to_string(),
   };
   let handle = HandleStore::new_handle();
+  let index = build_index(&canonical_json, IndexSettings::DEFAULT);
   let data = PlanData {
+    index,
     folded_json: folded_json(&folded.preview_json, &folded.shape_json, &handle),
     handle,
     bytes: folded.bytes as u64,
@@ -213,13 +218,20 @@ impl ResultHandlesEngine {
             .with_remedy("Commit only plans whose kind is 'fold'.")
         })?;
         let owner = Owner::new(session, subject);
-        store
-          .save(
-            &data.handle,
-            data.canonical_json.as_bytes().to_vec(),
-            &owner,
-          )
-          .await?;
+        let record = store.save(
+          &data.handle,
+          data.canonical_json.as_bytes().to_vec(),
+          &owner,
+        );
+        let index = async {
+          match &data.index {
+            Some(index) => store.save_index(&data.handle, index.clone(), &owner).await,
+            None => Ok(()),
+          }
+        };
+        // The index only speeds reads up: when it cannot be kept, queries read the whole answer.
+        let (record, _) = tokio::join!(record, index);
+        record?;
         let facts = FoldFacts {
           handle: &data.handle,
           bytes: data.bytes,
@@ -236,8 +248,9 @@ impl ResultHandlesEngine {
     )
   }
 
-  /// Answers `result_query` for the owner: `argsJson` is the tool's arguments as JSON. Reads the record and runs
-  /// the query natively; resolves with `{ path, value, total?, offset?, nextOffset? }` (JSON). Rejects with
+  /// Answers `result_query` for the owner: `argsJson` is the tool's arguments as JSON. A window of a large list
+  /// is read through the answer's path index (the index and one byte range of the record); anything else reads
+  /// the whole record. Runs natively; resolves with `{ path, value, total?, offset?, nextOffset? }` (JSON). Rejects with
   /// RESULT_HANDLE_NOT_FOUND, RESULT_PATH_NOT_FOUND, RESULT_SLICE_TOO_LARGE or INVALID_INPUT.
   #[napi(ts_return_type = "Promise<string>")]
   pub fn query<'env>(
@@ -261,13 +274,7 @@ impl ResultHandlesEngine {
         })?;
         let args = parse_query_args(&value)?;
         let owner = Owner::new(session, subject);
-        let answer = store
-          .read(&args.handle, &owner)
-          .await?
-          .ok_or_else(handle_not_found)?;
-        tokio::task::spawn_blocking(move || run_query(&answer, &args, threshold))
-          .await
-          .unwrap_or_else(|_| Err(CoreError::internal("The query failed inside the engine.")))
+        query_stored(&store, args, &owner, threshold).await
       },
       |_, answer| Ok(answer),
     )

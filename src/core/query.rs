@@ -13,6 +13,7 @@
 
 mod answer;
 mod args;
+pub mod index;
 mod json;
 mod path;
 mod seek;

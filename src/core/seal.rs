@@ -57,6 +57,10 @@ pub const KEY_LEN: usize = 32;
 pub const LABEL_RECORD_KEY: &[u8] = b"result-handles/v1 record key";
 /// HKDF info for the storage key (the only name the store ever sees, hex-encoded).
 pub const LABEL_STORAGE_KEY: &[u8] = b"result-handles/v1 storage key";
+/// HKDF info for the AES-256-GCM key of an answer's path index (a second record, see `docs/record-format.md`).
+pub const LABEL_INDEX_KEY: &[u8] = b"result-handles/v1 index key";
+/// HKDF info for the storage key of an answer's path index.
+pub const LABEL_INDEX_STORAGE_KEY: &[u8] = b"result-handles/v1 index storage key";
 /// The least number of bytes a server secret may have.
 pub const MIN_SECRET_BYTES: usize = 32;
 /// The environment variable read when no `secret` option is given.
@@ -188,6 +192,31 @@ pub struct RecordKeys {
 impl RecordKeys {
   /// Derives both keys from the handle, the owner and the optional server secret.
   pub fn derive(handle: &str, owner: &Owner, secret: Option<&ServerSecret>) -> CoreResult<Self> {
+    Self::derive_labelled(handle, owner, secret, LABEL_RECORD_KEY, LABEL_STORAGE_KEY)
+  }
+
+  /// The keys of the same handle's path index record: the same input, its own two labels.
+  pub fn derive_index(
+    handle: &str,
+    owner: &Owner,
+    secret: Option<&ServerSecret>,
+  ) -> CoreResult<Self> {
+    Self::derive_labelled(
+      handle,
+      owner,
+      secret,
+      LABEL_INDEX_KEY,
+      LABEL_INDEX_STORAGE_KEY,
+    )
+  }
+
+  fn derive_labelled(
+    handle: &str,
+    owner: &Owner,
+    secret: Option<&ServerSecret>,
+    record_label: &[u8],
+    storage_label: &[u8],
+  ) -> CoreResult<Self> {
     let ikm = input_key_material(handle, owner)?;
     let hkdf = Hkdf::<Sha256>::new(secret.map(ServerSecret::as_bytes), &ikm);
     let mut keys = RecordKeys {
@@ -195,8 +224,8 @@ impl RecordKeys {
       storage_key: [0; KEY_LEN],
     };
     let expanded = hkdf
-      .expand(LABEL_RECORD_KEY, &mut keys.record_key)
-      .and_then(|()| hkdf.expand(LABEL_STORAGE_KEY, &mut keys.storage_key));
+      .expand(record_label, &mut keys.record_key)
+      .and_then(|()| hkdf.expand(storage_label, &mut keys.storage_key));
     expanded.map_err(|_| CoreError::internal("HKDF output length out of range."))?;
     Ok(keys)
   }

@@ -224,6 +224,31 @@ impl HandleStore {
     self.keys(handle, owner).map(|(_, key)| key)
   }
 
+  fn index_keys(&self, handle: &str, owner: &Owner) -> CoreResult<(RecordKeys, String)> {
+    let keys = RecordKeys::derive_index(handle, owner, self.secret.as_ref())?;
+    let key = format!("{}{}", self.key_prefix, keys.storage_key_hex());
+    Ok((keys, key))
+  }
+
+  /// Seals an answer's path index (built by `query::index`) and stores it with the TTL, under the key the
+  /// index labels derive (see `docs/record-format.md`).
+  pub async fn save_index(&self, handle: &str, index: Vec<u8>, owner: &Owner) -> CoreResult<()> {
+    check_handle(handle)?;
+    let (keys, key) = self.index_keys(handle, owner)?;
+    let record = crypto(index.len(), move || seal::seal(&keys, &index)).await??;
+    bounded(self.backend.set(key, record, self.ttl_seconds)).await
+  }
+
+  /// The answer's path index, or `None` when there is none (small answer, evicted, expired, another owner's,
+  /// tampered with).
+  pub async fn read_index(&self, handle: &str, owner: &Owner) -> CoreResult<Option<Vec<u8>>> {
+    let (keys, key) = self.index_keys(handle, owner)?;
+    let Some(record) = bounded(self.backend.get(key)).await? else {
+      return Ok(None);
+    };
+    crypto(record.len(), move || seal::open(&keys, &record).ok()).await
+  }
+
   /// Seals the answer and stores it with the TTL. Fails with a coded error when the store cannot keep it.
   pub async fn save(
     &self,
@@ -269,10 +294,13 @@ impl HandleStore {
     .await
   }
 
-  /// Removes a record (for tests and explicit invalidation); true when one was there.
+  /// Removes a record and its path index (for tests and explicit invalidation); true when a record was there.
   pub async fn delete(&self, handle: &str, owner: &Owner) -> CoreResult<bool> {
     let (_, key) = self.keys(handle, owner)?;
-    bounded(self.backend.delete(key)).await
+    let (_, index_key) = self.index_keys(handle, owner)?;
+    let removed = bounded(self.backend.delete(key)).await?;
+    bounded(self.backend.delete(index_key)).await?;
+    Ok(removed)
   }
 
   /// Releases the backend's connections. Later calls fail with `RESULT_STORE_UNAVAILABLE`.

@@ -16,6 +16,12 @@ pub(crate) enum Items<'a> {
   Refs(&'a [&'a Value]),
   /// An array read lazily from the answer's text: only the items in the window are parsed.
   Raws(Vec<&'a RawValue>),
+  /// Items `base ..` of a list of `total` items, read from a byte range of the answer (the path index route).
+  Window {
+    items: Vec<&'a RawValue>,
+    base: usize,
+    total: usize,
+  },
 }
 
 impl Items<'_> {
@@ -24,6 +30,7 @@ impl Items<'_> {
       Items::Values(items) => items.len(),
       Items::Refs(items) => items.len(),
       Items::Raws(items) => items.len(),
+      Items::Window { total, .. } => *total,
     }
   }
 
@@ -35,6 +42,14 @@ impl Items<'_> {
         let item: Value = serde_json::from_str(items[at].get()).map_err(unreadable)?;
         write_value(out, &item, fields);
       }
+      Items::Window { items, base, .. } => {
+        let raw = at
+          .checked_sub(*base)
+          .and_then(|i| items.get(i))
+          .ok_or_else(|| CoreError::internal("An indexed read missed an item of its window."))?;
+        let item: Value = serde_json::from_str(raw.get()).map_err(unreadable)?;
+        write_value(out, &item, fields);
+      }
     }
     Ok(())
   }
@@ -44,11 +59,16 @@ impl Items<'_> {
 pub(crate) enum Target<'a> {
   List(Items<'a>),
   Text(&'a str),
+  /// A window already cut from part of a string: `window.bytes` index into `text`, its units count in the whole.
+  TextWindow {
+    text: &'a str,
+    window: StringWindow,
+  },
   Whole(&'a Value),
 }
 
 /// Where a window starts and how long it is, from `offset` / `page` / `limit`.
-fn window(args: &QueryArgs, default_limit: usize) -> (u64, usize) {
+pub(crate) fn window(args: &QueryArgs, default_limit: usize) -> (u64, usize) {
   let limit = args.limit.unwrap_or(default_limit);
   let start = match (args.offset, args.page) {
     (Some(offset), _) => offset,
@@ -131,28 +151,16 @@ pub(crate) fn answer(
     Target::Text(text) => {
       let (start, limit) = window(args, DEFAULT_STRING_LIMIT);
       let slice = string_window(text, start, limit);
-      let before_value = out.len();
-      write_str(&mut out, &text[slice.bytes.clone()]);
-      push_counters(&mut out, slice.total, slice.start, slice.next);
-      if out.len() > threshold {
-        let fits = string_fit(
-          &text[slice.bytes.clone()],
-          before_value + 2,
-          threshold,
-          &slice,
-        );
-        return Err(too_large(
-          out.len(),
-          threshold,
-          if fits == 0 {
-            "Not even one character fits: raise the threshold or read a smaller value.".to_string()
-          } else {
-            format!(
-              "At most {fits} characters fit in one answer from this offset: pass limit: {fits} or less and page on with nextOffset."
-            )
-          },
-        ));
-      }
+      text_answer(&mut out, &text[slice.bytes.clone()], &slice, threshold)?;
+    }
+    Target::TextWindow {
+      text,
+      window: slice,
+    } => {
+      let part = text
+        .get(slice.bytes.clone())
+        .ok_or_else(|| CoreError::internal("An indexed read cut a string off its characters."))?;
+      text_answer(&mut out, part, &slice, threshold)?;
     }
     Target::Whole(value) => {
       if args.offset.is_some_and(|o| o > 0) || args.page.is_some_and(|p| p > 1) {
@@ -187,6 +195,33 @@ pub(crate) fn answer(
     }
   }
   Ok(out)
+}
+
+/// Writes a string window's value and counters; RESULT_SLICE_TOO_LARGE over the threshold.
+fn text_answer(
+  out: &mut String,
+  part: &str,
+  slice: &StringWindow,
+  threshold: usize,
+) -> CoreResult<()> {
+  let before_value = out.len();
+  write_str(out, part);
+  push_counters(out, slice.total, slice.start, slice.next);
+  if out.len() > threshold {
+    let fits = string_fit(part, before_value + 2, threshold, slice);
+    return Err(too_large(
+      out.len(),
+      threshold,
+      if fits == 0 {
+        "Not even one character fits: raise the threshold or read a smaller value.".to_string()
+      } else {
+        format!(
+          "At most {fits} characters fit in one answer from this offset: pass limit: {fits} or less and page on with nextOffset."
+        )
+      },
+    ));
+  }
+  Ok(())
 }
 
 fn too_large(size: usize, threshold: usize, remedy: String) -> CoreError {
@@ -235,8 +270,46 @@ pub(crate) struct StringWindow {
 /// Cuts `limit` units from `start`. A boundary that falls inside a surrogate pair moves one unit forward, so a
 /// pair is never split and consecutive windows (by `nextOffset` or by `page`) cover each character exactly once.
 pub(crate) fn string_window(text: &str, start: u64, limit: usize) -> StringWindow {
+  let cut = cut(text, 0, start, limit);
+  StringWindow {
+    bytes: cut.begin_byte..cut.end_byte,
+    start: cut.begin_unit,
+    total: cut.units_end,
+    next: (cut.end_unit < cut.units_end).then_some(cut.end_unit),
+  }
+}
+
+/// The same window, cut from `part`: the units of a string of `total` units starting at unit `base` (a character
+/// boundary). `part` must reach one character past the window's end (or the string's end), as the path index's
+/// ranges do.
+pub(crate) fn string_window_within(
+  part: &str,
+  base: u64,
+  total: u64,
+  start: u64,
+  limit: usize,
+) -> StringWindow {
+  let cut = cut(part, base, start, limit);
+  StringWindow {
+    bytes: cut.begin_byte..cut.end_byte,
+    start: cut.begin_unit,
+    total,
+    next: (cut.end_unit < total).then_some(cut.end_unit),
+  }
+}
+
+struct Cut {
+  begin_byte: usize,
+  begin_unit: u64,
+  end_byte: usize,
+  end_unit: u64,
+  /// The unit just past `text`.
+  units_end: u64,
+}
+
+fn cut(text: &str, base: u64, start: u64, limit: usize) -> Cut {
   let end_unit = start.saturating_add(limit as u64);
-  let mut unit: u64 = 0;
+  let mut unit: u64 = base;
   let mut begin: Option<(usize, u64)> = None;
   let mut finish: Option<(usize, u64)> = None;
   for (byte, c) in text.char_indices() {
@@ -248,15 +321,14 @@ pub(crate) fn string_window(text: &str, start: u64, limit: usize) -> StringWindo
     }
     unit += c.len_utf16() as u64;
   }
-  let total = unit;
-  let (begin_byte, begin_unit) = begin.unwrap_or((text.len(), start.max(total)));
-  let (end_byte, end_unit) = finish.unwrap_or((text.len(), total));
-  let end_byte = end_byte.max(begin_byte);
-  StringWindow {
-    bytes: begin_byte..end_byte,
-    start: begin_unit,
-    total,
-    next: (end_unit < total).then_some(end_unit),
+  let (begin_byte, begin_unit) = begin.unwrap_or((text.len(), start.max(unit)));
+  let (end_byte, end_unit) = finish.unwrap_or((text.len(), unit));
+  Cut {
+    begin_byte,
+    begin_unit,
+    end_byte: end_byte.max(begin_byte),
+    end_unit,
+    units_end: unit,
   }
 }
 

@@ -1,0 +1,186 @@
+// Reads through the path index: the engine keeps an index beside a large answer (docs/record-format.md, "Path
+// index"), and result_query answers a list window from the index and one byte range. Those answers must equal the
+// full read's byte for byte; the index record must open with node:crypto under its own labels; a missing or damaged
+// index must change nothing but speed; another owner must find nothing.
+import { createDecipheriv, hkdfSync, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+import { RespClient } from './setup/redis';
+
+const require = createRequire(import.meta.url);
+const native = require('../binding.js') as typeof import('../binding');
+
+const redisUrl = inject('redisUrl');
+const THRESHOLD = 16_384;
+const ME = { session: 'slice-session', subject: 'slice-user' };
+
+let redis: RespClient;
+beforeAll(async () => {
+  redis = await RespClient.connect(Number(new URL(redisUrl).port));
+});
+afterAll(() => redis.close());
+
+// ─── the index labels of docs/record-format.md, with node:crypto ─────────────
+
+function field(value: string | undefined): Buffer {
+  if (value === undefined) return Buffer.from([0]);
+  const bytes = Buffer.from(value, 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(bytes.length);
+  return Buffer.concat([Buffer.from([1]), length, bytes]);
+}
+
+function indexKeys(handle: string, session?: string, subject?: string) {
+  const ikm = Buffer.concat([field(handle), field(session), field(subject)]);
+  const key = (info: string) => Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), Buffer.from(info, 'ascii'), 32));
+  return {
+    recordKey: key('result-handles/v1 index key'),
+    storageKey: key('result-handles/v1 index storage key'),
+  };
+}
+
+/** Opens a version 1 record (one or more chunks) with node:crypto. */
+function jsOpen(record: Buffer, keys: { recordKey: Buffer; storageKey: Buffer }): Buffer {
+  const header = record.subarray(0, 20);
+  const length = Number(record.readBigUInt64BE(12));
+  const chunks = Math.max(1, Math.ceil(length / 65_536));
+  const out: Buffer[] = [];
+  let at = 20;
+  for (let i = 0; i < chunks; i += 1) {
+    const last = i === chunks - 1;
+    const size = last ? length - i * 65_536 : 65_536;
+    const counter = Buffer.alloc(4);
+    counter.writeUInt32BE(i);
+    const nonce = Buffer.concat([record.subarray(5, 12), counter, Buffer.from([last ? 1 : 0])]);
+    const decipher = createDecipheriv('aes-256-gcm', keys.recordKey, nonce);
+    decipher.setAAD(Buffer.concat([header, keys.storageKey]));
+    decipher.setAuthTag(record.subarray(at + size, at + size + 16));
+    out.push(decipher.update(record.subarray(at, at + size)), decipher.final());
+    at += size + 16;
+  }
+  return Buffer.concat(out);
+}
+
+// ─── an engine over Redis ───────────────────────────────────────────────────
+
+function ordersAnswer(count: number) {
+  return {
+    meta: { source: 'slice', tags: ['a', 'b'] },
+    log: Array.from({ length: 20_000 }, (_, i) => (i % 9 === 0 ? `😀é\n"${i}` : `line ${i};`)).join(''),
+    data: {
+      orders: Array.from({ length: count }, (_, i) => ({
+        id: i,
+        note: i % 7 === 0 ? `ünïcode 😀 ${i}` : `order ${i}`,
+        price: i / 4,
+        lines: [{ sku: `S${i}`, qty: i % 5 }],
+      })),
+    },
+  };
+}
+
+async function openEngine(namespace: string) {
+  const store = await native.NativeHandleStore.open(
+    JSON.stringify({ type: 'redis', redis: { url: redisUrl } }),
+    namespace,
+    600,
+  );
+  const options = { thresholdBytes: THRESHOLD, ttlSeconds: 600, preview: { items: 3, chars: 200 } };
+  const engine = native.ResultHandlesEngine.create(JSON.stringify(options), store);
+  return { store, engine };
+}
+
+async function outcome(run: () => Promise<string> | string) {
+  try {
+    return { ok: await run() };
+  } catch (error) {
+    const { code, message, remedy } = error as { code: string; message: string; remedy: string };
+    return { code, message, remedy };
+  }
+}
+
+describe('result_query through the path index', () => {
+  const answer = ordersAnswer(12_000);
+  const json = JSON.stringify(answer);
+  let engine: import('../binding').ResultHandlesEngine;
+  let store: import('../binding').NativeHandleStore;
+  let handle: string;
+  let plainHandle: string;
+  const namespace = `slice-${randomUUID()}`;
+
+  beforeAll(async () => {
+    ({ engine, store } = await openEngine(namespace));
+    const plan = await engine.prepare(
+      JSON.stringify({ content: [{ type: 'text', text: json }], structuredContent: answer }),
+    );
+    expect(plan.kind).toBe('fold');
+    await engine.commit(plan, ME.session, ME.subject);
+    handle = plan.handle!;
+    // The same answer kept without an index: the engine reads it whole.
+    plainHandle = store.newHandle();
+    await store.save(plainHandle, json, ME.session, ME.subject);
+  });
+  afterAll(() => engine.close());
+
+  it('keeps a sealed index beside the answer, opened by node:crypto under its own labels', async () => {
+    const keys = indexKeys(handle, ME.session, ME.subject);
+    const raw = (await redis.command('GET', `${namespace}:${keys.storageKey.toString('hex')}`)) as Buffer;
+    expect(Buffer.isBuffer(raw)).toBe(true);
+    const index = jsOpen(raw, keys);
+    expect(index.subarray(0, 5)).toEqual(Buffer.from([0x52, 0x48, 0x49, 0x58, 1])); // "RHIX", version 1
+    expect(index.length).toBeLessThan(json.length / 100);
+    expect(await redis.command('EXISTS', store.storageKey(plainHandle, ME.session, ME.subject))).toBe(1);
+  });
+
+  const cases: Array<Record<string, unknown>> = [
+    { path: '$.data.orders' },
+    { path: 'data.orders', offset: 11_980 },
+    { path: '/data/orders', offset: 11_995, limit: 20 },
+    { path: "$['data']['orders']", page: 300, limit: 40 },
+    { path: '$.data.orders', offset: 5000, fields: ['id', 'note', 'nope'] },
+    { path: '$.data.orders', offset: 12_000 },
+    { path: '$.data.orders', offset: 99_999 },
+    { path: '$.data.orders', offset: 100, limit: 1000 }, // over the threshold: the remedy counts what fits
+    { path: '$.data.orders', offset: 100, limit: 1000, fields: ['id'] },
+    { path: '$.data.orders[-1]' },
+    { path: '$.data.orders[*].id', limit: 3 },
+    { path: '$.meta.tags' },
+    { path: '$.log' },
+    { path: '/log', offset: 50_001, limit: 3 },
+    { path: "$['log']", page: 40, limit: 999 },
+    { path: '$.log', offset: 140_000 },
+    { path: '$.log', offset: 20_000, limit: 20_000 }, // over the threshold: the remedy counts what fits
+    { path: '$.data.missing' },
+    { path: '$.data', offset: 1 },
+  ];
+
+  it.each(cases)('answers %j as the full read does', async (args) => {
+    const argsJson = (h: string) => JSON.stringify({ handle: h, ...args });
+    const indexed = await outcome(() => engine.query(argsJson(handle), ME.session, ME.subject));
+    const full = await outcome(() => engine.query(argsJson(plainHandle), ME.session, ME.subject));
+    const direct = await outcome(() => native.queryAnswerSync(json, argsJson('h'), THRESHOLD));
+    expect(indexed).toEqual(full);
+    expect(indexed).toEqual(direct);
+  });
+
+  it('another owner finds nothing, exactly as before', async () => {
+    const args = JSON.stringify({ handle, path: '$.data.orders', offset: 11_980 });
+    const foreign = await outcome(() => engine.query(args, ME.session, 'someone-else'));
+    const unknown = await outcome(() => engine.query(JSON.stringify({ handle: randomUUID() }), ME.session, ME.subject));
+    expect(foreign.code).toBe('RESULT_HANDLE_NOT_FOUND');
+    expect(foreign).toEqual(unknown);
+  });
+
+  it('a damaged or missing index changes nothing but speed', async () => {
+    const args = JSON.stringify({ handle, path: '$.data.orders', offset: 7_000, limit: 15, fields: ['id'] });
+    const before = await engine.query(args, ME.session, ME.subject);
+    const key = `${namespace}:${indexKeys(handle, ME.session, ME.subject).storageKey.toString('hex')}`;
+    const raw = (await redis.command('GET', key)) as Buffer;
+    const damaged = Buffer.from(raw);
+    damaged[damaged.length - 1] ^= 1;
+    expect(await redis.command('SET', key, damaged)).toBe('OK');
+    expect(await engine.query(args, ME.session, ME.subject)).toBe(before);
+    expect(await redis.command('DEL', key)).toBe(1);
+    expect(await engine.query(args, ME.session, ME.subject)).toBe(before);
+  });
+});

@@ -1,0 +1,518 @@
+//! The indexed route against the full route: byte-identical answers and errors, bounded reads, owner isolation.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+use super::*;
+use crate::core::error::ErrorCode;
+use crate::core::query::parse_query_args;
+use crate::core::seal::CHUNK_SIZE;
+use crate::core::store::config::MemoryConfig;
+use crate::core::store::memory::MemoryBackend;
+use crate::core::store::{Backend, BoxFuture};
+
+/// Small enough that generated documents of a few hundred bytes get several levels and checkpoints.
+const TINY: IndexSettings = IndexSettings {
+  min_span: 64,
+  stride: 24,
+  max_checkpoints: 5,
+  max_depth: 4,
+};
+
+fn args(value: Value) -> QueryArgs {
+  parse_query_args(&value).expect("valid arguments")
+}
+
+/// Runs `args` both ways over `text`; returns whether the index took it. Panics when the routes differ.
+fn compare(text: &str, index: &[u8], args: &QueryArgs, threshold: usize) -> bool {
+  let full = run_query(text.as_bytes(), args, threshold);
+  let Some(read) = plan(index, args) else {
+    return false;
+  };
+  let start = usize::try_from(read.start).expect("in range");
+  let end = usize::try_from(read.end).expect("in range");
+  assert!(start <= end && end <= text.len(), "range {start}..{end}");
+  let indexed = answer_range(&read, &text.as_bytes()[start..end], args, threshold)
+    .unwrap_or_else(|| panic!("the index promised a range it does not hold: {args:?}"));
+  assert_eq!(indexed, full, "routes differ for {args:?} on {text}");
+  true
+}
+
+#[test]
+fn a_window_of_a_large_list_reads_only_its_range() {
+  let items: Vec<Value> = (0..200)
+    .map(|i| json!({"id": i, "note": format!("n{i}"), "x": 1.5}))
+    .collect();
+  let doc = json!({"meta": {"n": 1}, "data": {"items": items}});
+  let text = serde_json::to_string(&doc).unwrap();
+  let settings = IndexSettings {
+    max_checkpoints: 1000,
+    ..TINY
+  };
+  let index = build_index(&text, settings).expect("indexed");
+  assert!(index.len() < text.len() / 5, "index {} bytes", index.len());
+  let query = args(json!({"handle": "h", "path": "data.items", "offset": 150, "limit": 3}));
+  let read = plan(&index, &query).expect("covered");
+  assert!(read.end - read.start < 200, "read {:?}", read);
+  assert!(compare(&text, &index, &query, usize::MAX));
+  for path in [
+    "$.data.items",
+    "/data/items",
+    "$['data']['items']",
+    "data.items",
+  ] {
+    for window in [
+      json!({}),
+      json!({"offset": 199}),
+      json!({"offset": 200}),
+      json!({"offset": 5000}),
+      json!({"page": 10, "limit": 20}),
+      json!({"limit": 100000}),
+      json!({"offset": 7, "fields": ["id", "zz"]}),
+    ] {
+      let mut value = window.clone();
+      value["handle"] = json!("h");
+      value["path"] = json!(path);
+      let query = args(value);
+      assert!(
+        compare(&text, &index, &query, usize::MAX),
+        "{path} {window}"
+      );
+      for threshold in [10, 120, 400, 1000] {
+        compare(&text, &index, &query, threshold);
+      }
+    }
+  }
+  // Not covered: small nodes, queries, missing paths, an object. These read it all.
+  for path in [
+    "meta",
+    "$.data.items[*].id",
+    "data.nope",
+    "data",
+    "data.items.3",
+  ] {
+    assert!(plan(&index, &args(json!({"handle": "h", "path": path}))).is_none());
+  }
+}
+
+#[test]
+fn a_window_of_a_long_string_reads_only_its_range() {
+  let text: String = (0..400)
+    .map(|i| match i % 5 {
+      0 => "😀".to_string(),
+      1 => "\n\"".to_string(),
+      2 => "é".to_string(),
+      3 => "\u{1}".to_string(),
+      _ => format!("w{i}"),
+    })
+    .collect();
+  let doc = json!({"meta": 1, "body": text, "list": [text]});
+  let plain = serde_json::to_string(&doc).unwrap();
+  // The same answer as a tool might print it: escaped surrogate pairs and escaped BMP characters.
+  let escaped = plain
+    .replace('😀', "\\ud83d\\ude00")
+    .replace('é', "\\u00e9");
+  let settings = IndexSettings {
+    max_checkpoints: 1000,
+    ..TINY
+  };
+  let units = text.encode_utf16().count() as u64;
+  for answer in [&plain, &escaped] {
+    let index = build_index(answer, settings).expect("indexed");
+    for path in ["body", "$.list[0]", "/list/0", "$['list'][-1]"] {
+      let mut covered = 0;
+      for start in (0..units + 3).step_by(7) {
+        for limit in [1usize, 2, 3, 17, 2000] {
+          let query = args(json!({"handle": "h", "path": path, "offset": start, "limit": limit}));
+          covered += usize::from(compare(answer, &index, &query, usize::MAX));
+          for threshold in [30, 90] {
+            compare(answer, &index, &query, threshold);
+          }
+        }
+      }
+      assert!(covered > 100, "{path}: {covered}");
+    }
+  }
+  let index = build_index(&plain, settings).expect("indexed");
+  let query = args(json!({"handle": "h", "path": "body", "page": 20, "limit": 5}));
+  let read = plan(&index, &query).expect("covered");
+  assert!(read.end - read.start < 100, "{read:?}");
+}
+
+#[test]
+fn repeated_keys_follow_the_last_one() {
+  let big: Vec<u32> = (0..100).collect();
+  let list = serde_json::to_string(&big).unwrap();
+  // The first "a" is large and indexed; the second is small: the index must not answer for "a".
+  let text = format!(r#"{{"a":{list},"b":{list},"a":[1,2]}}"#);
+  let index = build_index(&text, TINY).expect("indexed");
+  let query = args(json!({"handle": "h", "path": "a"}));
+  assert!(plan(&index, &query).is_none());
+  assert!(compare(
+    &text,
+    &index,
+    &args(json!({"handle": "h", "path": "b", "offset": 90})),
+    usize::MAX
+  ));
+  // The last "a" is the large one: covered, and the same answer.
+  let text = format!(r#"{{"a":[1,2],"a":{list}}}"#);
+  let index = build_index(&text, TINY).expect("indexed");
+  assert!(compare(&text, &index, &query, usize::MAX));
+}
+
+#[test]
+fn no_index_for_small_invalid_or_lone_surrogate_answers() {
+  assert!(build_index("[1,2,3]", TINY).is_none());
+  let list = serde_json::to_string(&(0..100).collect::<Vec<u32>>()).unwrap();
+  assert!(build_index(&format!("{list} x"), TINY).is_none());
+  assert!(build_index(&format!("[{list},01]"), TINY).is_none());
+  assert!(build_index(&format!("[{list},\"\\ud83d\"]"), TINY).is_none());
+  assert!(build_index(&format!("[{list},\"\\ud83d\\ude00\"]"), TINY).is_some());
+  // Deeper than serde_json reads: both routes refuse the item the same way.
+  let deep = format!("[{}{list}{}]", "[".repeat(130), "]".repeat(130));
+  let index = build_index(&deep, TINY).expect("indexed");
+  let query = args(json!({"handle": "h"}));
+  assert!(compare(&deep, &index, &query, usize::MAX));
+  assert_eq!(
+    run_query(deep.as_bytes(), &query, usize::MAX).map_err(|e| e.code),
+    Err(ErrorCode::InvalidInput)
+  );
+  assert!(build_index(&format!("\"{}\"", "x".repeat(100)), TINY).is_some());
+  assert!(build_index(&format!("\"{}\\udc00\"", "x".repeat(100)), TINY).is_none());
+}
+
+#[test]
+fn unknown_versions_and_damaged_indexes_are_ignored() {
+  let list = serde_json::to_string(&(0..100).collect::<Vec<u32>>()).unwrap();
+  let index = build_index(&list, TINY).expect("indexed");
+  let query = args(json!({"handle": "h"}));
+  assert!(plan(&index, &query).is_some());
+  let mut other = index.clone();
+  other[4] = INDEX_VERSION + 1;
+  assert!(plan(&other, &query).is_none());
+  for cut in 0..index.len() {
+    assert!(plan(&index[..cut], &query).is_none(), "cut at {cut}");
+  }
+  let mut longer = index.clone();
+  longer.push(0);
+  assert!(plan(&longer, &query).is_none());
+}
+
+#[test]
+fn checkpoints_stay_bounded() {
+  let list = serde_json::to_string(&(0..5000).collect::<Vec<u32>>()).unwrap();
+  let index = build_index(&list, TINY).expect("indexed");
+  let Some((_, Node::Array { checkpoints, .. })) = decode(&index) else {
+    panic!("an array index")
+  };
+  assert!(checkpoints.len() <= TINY.max_checkpoints);
+  assert_eq!(checkpoints[0], (0, 1));
+}
+
+// ─── generated answers × generated paths and windows ───────────────────────
+
+fn leaf() -> impl Strategy<Value = Value> {
+  prop_oneof![
+    Just(Value::Null),
+    any::<bool>().prop_map(Value::Bool),
+    any::<i64>().prop_map(Value::from),
+    (-1e25f64..1e25).prop_map(|f| json!(f)),
+    "[a-z é😀\"\\\\\n/\u{1}]{0,10}".prop_map(Value::String),
+    "[a-z é😀\"\\\\\n/\u{1}\u{10000}]{30,90}".prop_map(Value::String),
+  ]
+}
+
+const KEYS: [&str; 6] = ["a", "b", "id", "x y", "2", "é\"/"];
+
+fn value() -> impl Strategy<Value = Value> {
+  leaf().prop_recursive(4, 200, 24, |inner| {
+    prop_oneof![
+      prop::collection::vec(inner.clone(), 0..24).prop_map(Value::Array),
+      prop::collection::vec((prop::sample::select(&KEYS[..]), inner), 0..6).prop_map(|pairs| {
+        Value::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+      }),
+    ]
+  })
+}
+
+/// Every container's and string's path at depth ≤ 5, as normalized steps.
+fn containers(value: &Value, at: &mut Vec<PathElement>, out: &mut Vec<Vec<PathElement>>) {
+  if at.len() > 5 {
+    return;
+  }
+  match value {
+    Value::Array(items) => {
+      out.push(at.clone());
+      for (i, item) in items.iter().enumerate() {
+        at.push(PathElement::Index(i));
+        containers(item, at, out);
+        at.pop();
+      }
+    }
+    Value::Object(map) => {
+      out.push(at.clone());
+      for (key, item) in map {
+        at.push(PathElement::Name(key.clone()));
+        containers(item, at, out);
+        at.pop();
+      }
+    }
+    Value::String(_) => out.push(at.clone()),
+    _ => {}
+  }
+}
+
+fn pointer(elements: &[PathElement]) -> String {
+  elements
+    .iter()
+    .map(|e| match e {
+      PathElement::Name(n) => format!("/{}", n.replace('~', "~0").replace('/', "~1")),
+      PathElement::Index(i) => format!("/{i}"),
+    })
+    .collect()
+}
+
+proptest! {
+  #![proptest_config(ProptestConfig::with_cases(96))]
+
+  #[test]
+  fn indexed_and_full_routes_agree(
+    doc in value(),
+    pretty in any::<bool>(),
+    pick in any::<prop::sample::Index>(),
+    form in 0u8..4,
+    offset in prop::option::of(0u64..40),
+    page in prop::option::of(1u64..6),
+    limit in prop::option::of(1usize..30),
+    fields in prop::option::of(prop::sample::subsequence(KEYS.to_vec(), 1..3)),
+    threshold in prop_oneof![Just(usize::MAX), 20usize..600],
+  ) {
+    let doc = json!({"data": doc.clone(), "list": [doc.clone(), doc]});
+    let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
+    let Some(index) = build_index(&text, TINY) else { return Ok(()) };
+    let mut paths = Vec::new();
+    containers(&doc, &mut Vec::new(), &mut paths);
+    let elements = pick.get(&paths).clone();
+    let path = match form {
+      0 => normalized_path(&elements),
+      1 => pointer(&elements),
+      2 => format!("{}[-1]", normalized_path(&elements)),
+      _ => format!("{}['zz']", normalized_path(&elements)),
+    };
+    let mut value = json!({"handle": "h", "path": path});
+    match (offset, page) {
+      (Some(offset), _) => value["offset"] = json!(offset),
+      (None, Some(page)) => value["page"] = json!(page),
+      _ => {}
+    }
+    if let Some(limit) = limit { value["limit"] = json!(limit); }
+    if let Some(fields) = fields { value["fields"] = json!(fields); }
+    compare(&text, &index, &args(value), threshold);
+  }
+}
+
+// ─── through the store: bytes fetched, isolation, tampering ────────────────
+
+/// A memory backend that counts the bytes it hands out.
+struct Counting {
+  inner: MemoryBackend,
+  fetched: AtomicU64,
+}
+
+impl Backend for Counting {
+  fn kind(&self) -> &'static str {
+    "memory"
+  }
+  fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
+    Box::pin(async move {
+      let value = self.inner.get(key).await?;
+      let n = value.as_ref().map_or(0, Vec::len) as u64;
+      self.fetched.fetch_add(n, Ordering::Relaxed);
+      Ok(value)
+    })
+  }
+  fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
+    Box::pin(async move {
+      let value = self.inner.get_range(key, start, end).await?;
+      self
+        .fetched
+        .fetch_add(value.len() as u64, Ordering::Relaxed);
+      Ok(value)
+    })
+  }
+  fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>> {
+    self.inner.set(key, value, ttl_seconds)
+  }
+  fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>> {
+    self.inner.delete(key)
+  }
+  fn close(&self) -> BoxFuture<'_, ()> {
+    self.inner.close()
+  }
+}
+
+fn counting_store() -> (Arc<Counting>, HandleStore) {
+  let backend = Arc::new(Counting {
+    inner: MemoryBackend::new(MemoryConfig {
+      max_entries: 100,
+      max_bytes: None,
+    }),
+    fetched: AtomicU64::new(0),
+  });
+  let store = HandleStore::with_backend(backend.clone(), "", "rh", 60, None).unwrap();
+  (backend, store)
+}
+
+/// `{"data":{"items":[…]}}` with `count` items of about `pad` + 40 bytes each.
+fn big_answer(count: usize, pad: usize) -> String {
+  let filler = "x".repeat(pad);
+  let mut text = String::from(r#"{"data":{"items":["#);
+  for i in 0..count {
+    if i > 0 {
+      text.push(',');
+    }
+    text.push_str(&format!(
+      r#"{{"id":{i},"name":"item {i}","pad":"{filler}"}}"#
+    ));
+  }
+  text.push_str("]}}");
+  text
+}
+
+async fn save(store: &HandleStore, text: &str, owner: &Owner) -> String {
+  let handle = HandleStore::new_handle();
+  store.save(&handle, text.as_bytes(), owner).await.unwrap();
+  if let Some(index) = build_index(text, IndexSettings::DEFAULT) {
+    store.save_index(&handle, index, owner).await.unwrap();
+  }
+  handle
+}
+
+fn window_at(handle: &str, offset: u64) -> QueryArgs {
+  args(json!({"handle": handle, "path": "$.data.items", "offset": offset, "limit": 20}))
+}
+
+fn last_twenty(handle: &str) -> QueryArgs {
+  window_at(handle, 99_980)
+}
+
+#[tokio::test]
+async fn reads_stay_bounded_as_the_answer_grows() {
+  let me = Owner::new(Some("s".into()), None);
+  let mut seen = Vec::new();
+  for pad in [10, 160] {
+    let text = big_answer(100_000, pad);
+    let (backend, store) = counting_store();
+    let handle = save(&store, &text, &me).await;
+    let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
+    // Index record, two record headers, and at most three chunks (the window and a checkpoint stride).
+    let bound = index.len() + 36 + 2 * 20 + 3 * (CHUNK_SIZE + 16);
+    assert!(
+      index.len() < text.len() / 500,
+      "index {} bytes",
+      index.len()
+    );
+    for offset in [99_980, 50_000, 0] {
+      backend.fetched.store(0, Ordering::Relaxed);
+      let query = window_at(&handle, offset);
+      let indexed = query_stored(&store, query.clone(), &me, 100_000)
+        .await
+        .unwrap();
+      let bytes = backend.fetched.load(Ordering::Relaxed) as usize;
+      assert_eq!(
+        indexed,
+        run_query(text.as_bytes(), &query, 100_000).unwrap()
+      );
+      assert!(
+        bytes <= bound,
+        "{bytes} bytes fetched of {}, bound {bound}",
+        text.len()
+      );
+      seen.push((text.len(), offset, bytes));
+    }
+    eprintln!(
+      "answer {} B, index {} B, fetched {:?}",
+      text.len(),
+      index.len(),
+      &seen[seen.len() - 3..]
+    );
+  }
+  assert!(seen[3].0 > 3 * seen[0].0, "answers {seen:?}");
+}
+
+#[tokio::test]
+async fn owners_stay_apart_and_damage_falls_back_or_hides() {
+  let me = Owner::new(Some("s".into()), Some("u".into()));
+  let other = Owner::new(Some("s".into()), Some("v".into()));
+  let text = big_answer(3000, 60);
+  let (backend, store) = counting_store();
+  let handle = save(&store, &text, &me).await;
+  let query = last_twenty(&handle);
+  let query = QueryArgs {
+    offset: Some(2980),
+    ..query
+  };
+  let expected = run_query(text.as_bytes(), &query, 100_000).unwrap();
+  assert_eq!(
+    query_stored(&store, query.clone(), &me, 100_000).await,
+    Ok(expected.clone())
+  );
+  let foreign = query_stored(&store, query.clone(), &other, 100_000).await;
+  assert_eq!(foreign.unwrap_err().code, ErrorCode::HandleNotFound);
+  assert!(store.read_index(&handle, &other).await.unwrap().is_none());
+
+  // A damaged index opens as nothing: the full read answers the same.
+  let index_key = format!(
+    "rh:{}",
+    crate::core::seal::RecordKeys::derive_index(&handle, &me, None)
+      .unwrap()
+      .storage_key_hex()
+  );
+  let mut sealed = backend.inner.get(index_key.clone()).await.unwrap().unwrap();
+  let last = sealed.len() - 1;
+  sealed[last] ^= 1;
+  backend
+    .inner
+    .set(index_key.clone(), sealed, 60)
+    .await
+    .unwrap();
+  assert!(store.read_index(&handle, &me).await.unwrap().is_none());
+  assert_eq!(
+    query_stored(&store, query.clone(), &me, 100_000).await,
+    Ok(expected.clone())
+  );
+
+  // An index moved under another handle does not open there.
+  let second = save(&store, &text, &me).await;
+  let moved = backend.inner.get(index_key).await.unwrap().unwrap();
+  let second_key = format!(
+    "rh:{}",
+    crate::core::seal::RecordKeys::derive_index(&second, &me, None)
+      .unwrap()
+      .storage_key_hex()
+  );
+  backend.inner.set(second_key, moved, 60).await.unwrap();
+  assert!(store.read_index(&second, &me).await.unwrap().is_none());
+
+  // The answer gone (deleted, expired, evicted) while its index stays: not found, as before.
+  let index = store.read_index(&handle, &me).await.unwrap();
+  assert!(index.is_none());
+  let third = save(&store, &text, &me).await;
+  let record_key = store.storage_key(&third, &me).unwrap();
+  backend.inner.delete(record_key).await.unwrap();
+  assert!(store.read_index(&third, &me).await.unwrap().is_some());
+  let gone = query_stored(
+    &store,
+    QueryArgs {
+      handle: third,
+      ..query
+    },
+    &me,
+    100_000,
+  )
+  .await;
+  assert_eq!(gone.unwrap_err().code, ErrorCode::HandleNotFound);
+}
