@@ -40,13 +40,19 @@ const SEED = {
 };
 const OPTIONS = { thresholdBytes: 4096, preview: { items: 2 }, storage: { type: 'memory' } };
 
+/** Applies a class decorator by hand. Like the real SDK's, the fake's return nothing: keep the class itself. */
+function decorate<T>(decorator: (cls: T) => unknown, cls: T): T {
+  decorator(cls);
+  return cls;
+}
+
 function tool(meta: Record<string, unknown>, execute: (this: any, input: any) => unknown) {
   const cls = class extends fake.ToolContext {
     async execute(input: unknown) {
       return execute.call(this, input);
     }
   };
-  return fake.Tool(meta)(cls);
+  return decorate(fake.Tool(meta), cls);
 }
 
 function tools() {
@@ -284,6 +290,18 @@ describe('FrontMCP glue (against the contract fake)', () => {
       expect(about('openapi')).toHaveLength(1);
       expect(scope.warnings.join('\n')).not.toContain('shipped');
     });
+
+    it("logs through the scope's logger, not the flow logger of whichever tool was called first", async () => {
+      // Real SDK: flowCtx.logger is `CallToolFlow(<tool>)`, one per call. A warning about one tool must not carry
+      // the name of another tool's flow (the first call's logger used to be kept for every later warning).
+      const fresh = new fake.FakeScope({ plugins: [pkg.ResultHandlesPlugin.init({ ...OPTIONS })], tools: tools() });
+      await fresh.callTool('orders', {}, { authInfo: session('s-11') });
+      await fresh.callTool('strict', {}, { authInfo: session('s-11') });
+      const about = fresh.warnings.filter((w: string) => w.includes('"strict"'));
+      expect(about).toHaveLength(1);
+      expect(about[0]).not.toContain('CallToolFlow(orders)');
+      expect(about[0]).toMatch(/^\[ResultHandlesPlugin\] \[result-handles\] /);
+    });
   });
 
   it('folds once when several plugin instances see a call, and one result_query reads every app’s handles', async () => {
@@ -350,15 +368,18 @@ describe('FrontMCP glue (against the contract fake)', () => {
       return toolName !== 'declined';
     };
     const TEXT = 'plain text line, not JSON\n'.repeat(400);
-    const Billing = fake.Plugin({
-      name: 'billing',
-      tools: [
-        tool({ name: 'structured' }, () => SEED),
-        tool({ name: 'json_text' }, () => ({ content: [{ type: 'text', text: JSON.stringify(SEED) }] })),
-        tool({ name: 'plain_text' }, () => ({ content: [{ type: 'text', text: TEXT }] })),
-        tool({ name: 'declined' }, () => SEED),
-      ],
-    })(class {});
+    const Billing = decorate(
+      fake.Plugin({
+        name: 'billing',
+        tools: [
+          tool({ name: 'structured' }, () => SEED),
+          tool({ name: 'json_text' }, () => ({ content: [{ type: 'text', text: JSON.stringify(SEED) }] })),
+          tool({ name: 'plain_text' }, () => ({ content: [{ type: 'text', text: TEXT }] })),
+          tool({ name: 'declined' }, () => SEED),
+        ],
+      }),
+      class {},
+    );
     const scope = new fake.FakeScope({
       plugins: [pkg.ResultHandlesPlugin.init({ ...OPTIONS, foldPolicy: policy }), Billing],
     });

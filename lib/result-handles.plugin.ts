@@ -35,7 +35,10 @@ interface FlowContextLike {
   state: Record<string, unknown>;
   rawInput?: { request?: unknown; ctx?: { internalCall?: unknown; _skipUI?: unknown } };
   scope?: unknown;
+  /** The flow's logger, named for this one call (`CallToolFlow(<tool>)`). */
   logger?: unknown;
+  /** The scope's logger (FrontMCP 1.5.x `FlowBase.scopeLogger`). */
+  scopeLogger?: unknown;
   tryGetContext?: () => { get(key: string): unknown; set(key: string, value: unknown): void } | undefined;
 }
 
@@ -55,6 +58,23 @@ function requestContext(flowCtx: FlowContextLike) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The logger warnings go to: a child of the scope's logger named for the plugin. Not the flow's own logger: the
+ * runtime keeps the first logger offered, and a flow's logger is named for one call of one tool, so a later warning
+ * about another tool would carry the wrong name. Falls back to the flow's logger where there is no scope logger.
+ */
+function pluginLogger(flowCtx: FlowContextLike): unknown {
+  const scopeLogger = flowCtx.scopeLogger as { child?: (name: string) => unknown } | undefined;
+  if (scopeLogger && typeof scopeLogger.child === 'function') {
+    try {
+      return scopeLogger.child('ResultHandlesPlugin');
+    } catch {
+      return scopeLogger;
+    }
+  }
+  return scopeLogger ?? flowCtx.logger;
 }
 
 function isRawShape(value: unknown): value is Record<string, unknown> {
@@ -191,8 +211,8 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
 
       const parsed = tool.safeParseOutput(raw);
       if (!parsed.success) return; // the finalize body reports it
-      const runtime = runtimeForScope(flowCtx.scope, this.runtime, flowCtx.logger);
-      runtime.useLogger(flowCtx.logger);
+      const runtime = runtimeForScope(flowCtx.scope, this.runtime, () => pluginLogger(flowCtx));
+      if (!runtime.hasLogger) runtime.useLogger(pluginLogger(flowCtx));
       const fitted = await runtime.core.fit(parsed.data, {
         toolName: tool.name,
         fullName: tool.fullName,

@@ -58,6 +58,11 @@ export class PluginRuntime {
     (this.logger ?? consoleLogger).warn(message);
   }
 
+  /** Whether a host logger was adopted (see {@link useLogger}). */
+  get hasLogger(): boolean {
+    return this.logger !== undefined;
+  }
+
   /** Sends warnings to the host's logger from now on (the first logger offered wins). */
   useLogger(logger: unknown): void {
     if (this.logger) return;
@@ -134,10 +139,10 @@ function differingOptions(first: PluginRuntime, later: PluginRuntime): string[] 
  * sharing one runtime (one store) per scope makes every app's handles readable through that one tool.
  *
  * So a later `init(options)` in the same scope is not used: when its options differ from the first one's (the secret
- * is not compared), one warning naming the differing options (never their values) is logged, through `logger` when
- * given.
+ * is not compared), one warning naming the differing options (never their values) is logged, through the logger
+ * `logger()` gives, when given.
  */
-export function runtimeForScope(scope: unknown, mine: PluginRuntime, logger?: unknown): PluginRuntime {
+export function runtimeForScope(scope: unknown, mine: PluginRuntime, logger?: () => unknown): PluginRuntime {
   if (typeof scope !== 'object' || scope === null) return mine;
   let runtime = runtimesByScope.get(scope);
   if (!runtime) {
@@ -147,7 +152,7 @@ export function runtimeForScope(scope: unknown, mine: PluginRuntime, logger?: un
     compared.add(mine);
     const names = differingOptions(runtime, mine);
     if (names.length > 0) {
-      if (logger !== undefined) mine.useLogger(logger);
+      if (logger !== undefined && !mine.hasLogger) mine.useLogger(logger());
       mine.warn(
         `ResultHandlesPlugin.init() was given different options (${names.join(', ')}) by another app in the same ` +
           `scope; the first instance's options, store and result_query serve every app of a scope, so these are ` +
