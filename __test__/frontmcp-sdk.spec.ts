@@ -77,6 +77,7 @@ function serverConfig(s: any, pkg: any) {
     config: decorate(
       FrontMcp({
         info: { name: 'e2e', version: '1.0.0' },
+        serve: false, // @FrontMcp would otherwise start an HTTP server on 0.0.0.0:3000 when decorating
         apps: [ShopApp],
         plugins: [pkg.ResultHandlesPlugin.init({ thresholdBytes: 1024, storage: { type: 'memory' } })],
       }),
