@@ -2,8 +2,8 @@
 // Run with a release build: `npm run bench` (or `node benchmark/fold.bench.mjs` after `npm run build`).
 // Prints medians side by side; ratio = JS time / native time (above 1: native is faster).
 import { createRequire } from 'node:module';
-import { performance } from 'node:perf_hooks';
 import { jsPreview, jsShape } from './js-fold.mjs';
+import { formatMs, ordersAnswer, time, timeAsync } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js');
@@ -11,50 +11,14 @@ const native = require('../binding.js');
 const SETTINGS = { thresholdBytes: 16_384, previewItems: 5, previewChars: 500 };
 const STATUSES = ['open', 'shipped', 'delivered', 'returned'];
 
-/** Orders with nested customers and line items, until the JSON reaches `bytes`. */
-function ordersAnswer(bytes) {
-  const orders = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const order = {
-      id: i,
-      status: STATUSES[i % 4],
-      customer: { name: `Customer ${i}`, email: `c${i}@example.test`, vip: i % 7 === 0 },
-      items: Array.from({ length: 1 + (i % 4) }, (_, j) => ({ sku: `SKU-${i}-${j}`, qty: j + 1, price: 9.99 + j })),
-      note: i % 3 === 0 ? 'Leave at the door — ring twice ☎' : null,
-    };
-    size += JSON.stringify(order).length + 1;
-    orders.push(order);
-  }
-  return { orders, total: orders.length };
-}
-
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-function time(fn, runs) {
-  fn(); // warm-up
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    fn();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
-
-async function timeAsync(fn, runs) {
-  await fn();
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
+/** Order `i`: a nested customer and 1-4 line items; the answer holds orders until its JSON reaches N bytes. */
+const makeOrder = (i) => ({
+  id: i,
+  status: STATUSES[i % 4],
+  customer: { name: `Customer ${i}`, email: `c${i}@example.test`, vip: i % 7 === 0 },
+  items: Array.from({ length: 1 + (i % 4) }, (_, j) => ({ sku: `SKU-${i}-${j}`, qty: j + 1, price: 9.99 + j })),
+  note: i % 3 === 0 ? 'Leave at the door — ring twice ☎' : null,
+});
 
 const jsFoldValue = (value) => ({
   previewJson: JSON.stringify(jsPreview(value, SETTINGS.previewItems, SETTINGS.previewChars)),
@@ -66,7 +30,7 @@ for (const [label, bytes, runs] of [
   ['1 MB', 1_000_000, 25],
   ['10 MB', 10_000_000, 7],
 ]) {
-  const value = ordersAnswer(bytes);
+  const value = ordersAnswer(bytes, makeOrder);
   const json = JSON.stringify(value);
 
   // The two folds must agree before their times mean anything.
@@ -96,14 +60,13 @@ for (const [label, bytes, runs] of [
   });
 }
 
-const ms = (n) => `${n.toFixed(2)} ms`;
 console.log(`fold: native vs plain JS, medians (node ${process.version}, ${process.arch})`);
 console.table(
   rows.map((r) => ({
     answer: r.answer,
-    'native sync': ms(r.native),
-    'native async': ms(r.nativeAsync),
-    'plain JS': ms(r.js),
+    'native sync': formatMs(r.native),
+    'native async': formatMs(r.nativeAsync),
+    'plain JS': formatMs(r.js),
     'JS / native': `${(r.js / r.native).toFixed(2)}×`,
   })),
 );

@@ -7,9 +7,9 @@
 // Prints medians side by side; ratio = JS time / native time (above 1: native is faster).
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { performance } from 'node:perf_hooks';
 
 import { jsPreview, jsShape } from './js-fold.mjs';
+import { formatMs, ordersAnswer, timeAsync } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { ResultHandlesCore } = require('../dist/core/result-handles.core.js');
@@ -23,39 +23,15 @@ const OPTIONS = {
 const OWNER = { session: 'bench-session', subject: 'bench-user' };
 const STATUSES = ['open', 'shipped', 'delivered', 'returned'];
 
-function ordersAnswer(bytes) {
-  const orders = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const order = {
-      id: i,
-      status: STATUSES[i % 4],
-      customer: { name: `Customer ${i}`, email: `c${i}@example.test` },
-      items: Array.from({ length: 1 + (i % 3) }, (_, j) => ({ sku: `SKU-${i}-${j}`, qty: j + 1, price: 9.99 + j })),
-    };
-    size += JSON.stringify(order).length + 1;
-    orders.push(order);
-  }
-  return { orders, total: orders.length };
-}
+/** Order `i`: a customer and 1-3 line items. */
+const makeOrder = (i) => ({
+  id: i,
+  status: STATUSES[i % 4],
+  customer: { name: `Customer ${i}`, email: `c${i}@example.test` },
+  items: Array.from({ length: 1 + (i % 3) }, (_, j) => ({ sku: `SKU-${i}-${j}`, qty: j + 1, price: 9.99 + j })),
+});
 
 const resultOf = (answer) => ({ content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer });
-
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-async function timeAsync(fn, runs) {
-  await fn();
-  const samples = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn();
-    samples.push(performance.now() - start);
-  }
-  return median(samples);
-}
 
 // ─── the plain-JS host ──────────────────────────────────────────────────────
 const jsStore = new Map();
@@ -101,14 +77,14 @@ async function jsQuery(handle, offset, limit) {
 const prepared = prepareOptions(OPTIONS);
 const core = new ResultHandlesCore(() => openEngine(prepared), {}, { warn: (m) => console.warn(m) });
 const call = { toolName: 'orders', fullName: 'orders', request: {}, owner: OWNER };
-const fmt = (ms) => `${ms.toFixed(2).padStart(9)} ms`;
+const fmt = (ms) => formatMs(ms, 2, 9);
 
 console.log(`node ${process.version}; medians; ratio = plain JS / native\n`);
 console.log('case                                   native        plain JS     ratio');
 const small = resultOf({ ok: true, items: [1, 2, 3] });
 const rows = [['fit, 60 B answer (passes)', () => core.fit(small, call), () => jsFit(small), 200]];
 for (const mb of [1, 10]) {
-  const result = resultOf(ordersAnswer(mb * 1024 * 1024));
+  const result = resultOf(ordersAnswer(mb * 1024 * 1024, makeOrder));
   const runs = mb === 1 ? 15 : 5;
   rows.push([`fit, ${mb} MB answer (folds)`, () => core.fit(result, call), () => jsFit(result), runs]);
   const nativeHandle = (await core.fit(result, call)).structuredContent.handle;

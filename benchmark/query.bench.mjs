@@ -8,34 +8,22 @@ import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
 
+import { formatMs, interleaved } from './support.mjs';
+
 const require = createRequire(import.meta.url);
 const native = require('../binding.js');
 
 const ITEMS = 100_000;
 const THRESHOLD = 1 << 20;
 
-/** The median of a list of durations (ms). */
-function median(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 /**
- * Runs each contender `runs` times, interleaved, after a warm-up; returns medians by name.
+ * Runs each contender `runs` times, interleaved, after 3 warm-up rounds; returns medians (ms) by name.
  * @example
  * const m = await measure({ a: () => 1, b: async () => 2 }, 10);
  */
 async function measure(contenders, runs) {
-  const samples = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
-  for (let i = 0; i < 3; i++) for (const run of Object.values(contenders)) await run();
-  for (let i = 0; i < runs; i++) {
-    for (const [name, run] of Object.entries(contenders)) {
-      const started = process.hrtime.bigint();
-      await run();
-      samples[name].push(Number(process.hrtime.bigint() - started) / 1e6);
-    }
-  }
-  return Object.fromEntries(Object.entries(samples).map(([name, list]) => [name, median(list)]));
+  const medians = await interleaved(Object.values(contenders), runs, { warmups: 3 });
+  return Object.fromEntries(Object.keys(contenders).map((name, i) => [name, medians[i]]));
 }
 
 /** The plain-JS way: parse everything, walk a dot path, slice, print. */
@@ -99,10 +87,10 @@ export async function main() {
   console.log(`node ${process.version}, ${runs} interleaved runs, medians`);
   for (const [name, ms] of Object.entries(m)) {
     const ratio = name.startsWith('JS') ? '' : `  ${(js / ms).toFixed(2)}x vs JS`;
-    console.log(`  ${name.padEnd(44)} ${ms.toFixed(3).padStart(9)} ms${ratio}`);
+    console.log(`  ${name.padEnd(44)} ${formatMs(ms, 3, 9)}${ratio}`);
   }
   for (const [name, ms] of Object.entries(inMemory)) {
-    console.log(`  ${name.padEnd(44)} ${ms.toFixed(3).padStart(9)} ms  (reference: no parse)`);
+    console.log(`  ${name.padEnd(44)} ${formatMs(ms, 3, 9)}  (reference: no parse)`);
   }
   return { ...m, ...inMemory };
 }

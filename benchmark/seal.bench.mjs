@@ -2,12 +2,12 @@
 // Native sealing vs the same record format written with node:crypto (the plain-JS baseline), record overhead, and a
 // Redis round trip for a 1 MB answer (native store vs node:crypto + a plain RESP client). Starts its own redis-server
 // on a loopback port. Run after a build: `node benchmark/seal.bench.mjs` (release build for real figures).
-import { spawn } from 'node:child_process';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { createServer, Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
+import { connect } from 'node:net';
+
+import { fixed, interleaved, startRedis } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js');
@@ -75,16 +75,10 @@ function jsOpen(handle, session, record) {
 
 // ─── timing: interleaved, median ────────────────────────────────────────────
 
-async function measure(runs, cases) {
-  const times = cases.map(() => []);
-  for (let r = 0; r < runs; r += 1) {
-    for (const [i, [, fn]] of cases.entries()) {
-      const start = performance.now();
-      await fn();
-      times[i].push(performance.now() - start);
-    }
-  }
-  return times.map((t) => t.sort((a, b) => a - b)[Math.floor(t.length / 2)]);
+/** Medians (ms) of `[name, fn]` cases run `runs` times, interleaved, with no warm-up round. */
+function measure(runs, cases) {
+  const fns = cases.map(([, fn]) => fn);
+  return interleaved(fns, runs, { warmups: 0 });
 }
 
 const answer = (bytes) => {
@@ -98,18 +92,9 @@ const answer = (bytes) => {
   return Buffer.from(`[${rows.join(',')}]`).subarray(0, bytes);
 };
 const mbps = (bytes, ms) => (bytes / 1e6 / (ms / 1000)).toFixed(0);
-const fmt = (ms) => ms.toFixed(2).padStart(8);
+const fmt = (ms) => fixed(ms, 2, 8);
 
-// ─── Redis: our own server and a plain RESP client ──────────────────────────
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+// ─── Redis: a plain RESP client ─────────────────────────────────────────────
 
 class Resp {
   constructor(socket) {
@@ -157,28 +142,6 @@ class Resp {
   }
 }
 
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 200; i += 1) {
-    try {
-      const socket = new Socket();
-      socket.connect(port, '127.0.0.1');
-      await Promise.race([once(socket, 'connect'), once(socket, 'error').then(([e]) => Promise.reject(e))]);
-      const client = new Resp(socket);
-      if ((await client.command('PING')) === 'PONG') return { port, child, client };
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  child.kill('SIGKILL');
-  throw new Error('redis-server did not start (is it installed?)');
-}
-
 // ─── run ────────────────────────────────────────────────────────────────────
 
 console.log(`seal + store benchmark: node ${process.version}, ${process.arch}, median of interleaved runs`);
@@ -224,8 +187,12 @@ for (const [size, runs] of [
 
 console.log('\nRedis round trip, 1 MB answer (save then read; own redis-server on loopback)');
 const redis = await startRedis();
+if (!redis) throw new Error('redis-server did not start (is it installed?)');
+const socket = connect(redis.port, '127.0.0.1');
+await once(socket, 'connect');
+const client = new Resp(socket);
 try {
-  const url = `redis://127.0.0.1:${redis.port}`;
+  const { url } = redis;
   const store = await native.NativeHandleStore.open(JSON.stringify({ type: 'redis', redis: { url } }), 'bench', 60);
   const plain = answer(1_000_000);
   const [nRound, jRound, nRange] = await measure(31, [
@@ -243,8 +210,8 @@ try {
       async () => {
         const handle = native.newHandle();
         const sealed = jsSeal(handle, 's', plain);
-        await redis.client.command('SET', `bench:${sealed.storageKey}`, sealed.record, 'EX', 60);
-        const back = await redis.client.command('GET', `bench:${sealed.storageKey}`);
+        await client.command('SET', `bench:${sealed.storageKey}`, sealed.record, 'EX', 60);
+        const back = await client.command('GET', `bench:${sealed.storageKey}`);
         if (jsOpen(handle, 's', back).length !== plain.length) throw new Error('short read');
       },
     ],
@@ -262,8 +229,6 @@ try {
   console.log(`  native save + 2 KB range:${fmt(nRange)} ms  (GETRANGE of the header and one 64 KiB chunk)`);
   await store.close();
 } finally {
-  redis.socket?.destroy?.();
-  redis.client.socket.destroy();
-  redis.child.kill('SIGTERM');
-  await once(redis.child, 'exit');
+  socket.destroy();
+  await redis.stop();
 }

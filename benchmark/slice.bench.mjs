@@ -6,12 +6,10 @@
 // whole answer in a Map, JSON.parse, slice, JSON.stringify.
 // Memory store, then Redis (own redis-server on loopback, skipped when none is installed).
 // Prints medians of interleaved runs (indexed and full read interleaved; plain JS timed after them); ratio = the other route's time / indexed time.
-import { spawn } from 'node:child_process';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { once } from 'node:events';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { performance } from 'node:perf_hooks';
+
+import { formatMs, interleaved, ordersAnswer, startRedis } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js');
@@ -20,82 +18,28 @@ const OWNER = ['bench-session', 'bench-user'];
 const OPTIONS = { thresholdBytes: 16_384, ttlSeconds: 600, preview: { items: 3, chars: 200 } };
 const SIZES_MB = [1, 10, 40];
 
-function ordersAnswer(bytes) {
-  const orders = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const order = {
-      id: i,
-      status: ['open', 'shipped'][i % 2],
-      customer: `Customer ${i}`,
-      lines: [{ sku: `S-${i}`, qty: 1 + (i % 3) }],
-    };
-    size += JSON.stringify(order).length + 1;
-    orders.push(order);
-  }
-  return { data: { orders }, total: orders.length };
+/** Order `i`: a customer name and one line. */
+const makeOrder = (i) => ({
+  id: i,
+  status: ['open', 'shipped'][i % 2],
+  customer: `Customer ${i}`,
+  lines: [{ sku: `S-${i}`, qty: 1 + (i % 3) }],
+});
+
+/** The orders under `data`, until their JSON reaches `bytes`. */
+function ordersAnswerUnderData(bytes) {
+  const { orders, total } = ordersAnswer(bytes, makeOrder);
+  return { data: { orders }, total };
 }
 
-const median = (samples) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
-
-/** Runs every function `runs` times, interleaved; returns their medians in ms. */
-async function interleaved(fns, runs) {
-  for (const fn of fns) await fn();
-  const samples = fns.map(() => []);
-  for (let r = 0; r < runs; r++) {
-    for (const [i, fn] of fns.entries()) {
-      const start = performance.now();
-      await fn();
-      samples[i].push(performance.now() - start);
-    }
-  }
-  return samples.map(median);
-}
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-async function startRedis() {
-  const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: 'ignore',
-    },
-  );
-  const failed = once(child, 'error').then(() => null);
-  for (let i = 0; i < 50; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    if (child.exitCode !== null) return null;
-    const url = `redis://127.0.0.1:${port}`;
-    const store = await Promise.race([
-      native.NativeHandleStore.open(JSON.stringify({ type: 'redis', redis: { url } }), 'bench', 600).catch(
-        () => undefined,
-      ),
-      failed,
-    ]);
-    if (store === null) return null;
-    if (store) return { child, store };
-  }
-  child.kill('SIGKILL');
-  return null;
-}
-
-const fmt = (ms) => `${ms.toFixed(2).padStart(9)} ms`;
+const fmt = (ms) => formatMs(ms, 2, 9);
 
 async function run(label, store, withJs) {
   const engine = native.ResultHandlesEngine.create(JSON.stringify(OPTIONS), store);
   console.log(`\n${label}`);
   console.log(`answer     indexed        full read      ratio${withJs ? '    plain JS       ratio' : ''}`);
   for (const mb of SIZES_MB) {
-    const answer = ordersAnswer(mb * 1024 * 1024);
+    const answer = ordersAnswerUnderData(mb * 1024 * 1024);
     const json = JSON.stringify(answer);
     const plan = await engine.prepare(
       JSON.stringify({ content: [{ type: 'text', text: json }], structuredContent: answer }),
@@ -144,9 +88,13 @@ await run(
 );
 const redis = await startRedis();
 if (redis) {
-  await run('redis store (own redis-server on 127.0.0.1)', redis.store, false);
-  redis.child.kill('SIGTERM');
-  await once(redis.child, 'exit');
+  const store = await native.NativeHandleStore.open(
+    JSON.stringify({ type: 'redis', redis: { url: redis.url } }),
+    'bench',
+    600,
+  );
+  await run('redis store (own redis-server on 127.0.0.1)', store, false);
+  await redis.stop();
 } else {
   console.log('\nredis: skipped (no redis-server)');
 }

@@ -1,0 +1,163 @@
+// ─── benchmark support: the helpers every benchmark/*.bench.mjs shares ─────────────────────────────────────
+// Timing (medians of warm runs), the generated "orders" answers, formatting, and a throwaway redis-server on a
+// loopback port. Not a benchmark itself: benchmark/run.mjs only runs files named *.bench.mjs.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+// ─── timing ─────────────────────────────────────────────────────────────────
+
+/**
+ * The median of a list of durations (for an even count, the upper of the two middle values).
+ * @example
+ * median([3, 1, 2]); // 2
+ */
+export function median(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * Times a synchronous `fn`: one warm-up call, then `runs` timed calls; returns the median in ms.
+ * @example
+ * const ms = time(() => JSON.parse(text), 25);
+ */
+export function time(fn, runs) {
+  fn(); // warm-up
+  const samples = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+/**
+ * Runs each function `runs` times, interleaved (one of each per round), awaiting every call, after `warmups`
+ * untimed rounds; returns their medians in ms, in the order given.
+ * @example
+ * const [nativeMs, jsMs] = await interleaved([() => native.run(), () => js.run()], 11);
+ */
+export async function interleaved(fns, runs, { warmups = 1 } = {}) {
+  for (let w = 0; w < warmups; w++) for (const fn of fns) await fn();
+  const samples = fns.map(() => []);
+  for (let r = 0; r < runs; r++) {
+    for (const [i, fn] of fns.entries()) {
+      const start = performance.now();
+      await fn();
+      samples[i].push(performance.now() - start);
+    }
+  }
+  return samples.map(median);
+}
+
+/**
+ * Times an async (or sync) `fn`: one warm-up call, then `runs` awaited calls; returns the median in ms.
+ * @example
+ * const ms = await timeAsync(() => native.foldAnswer(json, 'json', settings), 7);
+ */
+export async function timeAsync(fn, runs) {
+  const [ms] = await interleaved([fn], runs);
+  return ms;
+}
+
+// ─── data ───────────────────────────────────────────────────────────────────
+
+/**
+ * `{ orders, total }` with `orders = [makeOrder(0), makeOrder(1), …]`, stopping once the orders' JSON (one
+ * separator byte each) reaches `bytes`. Each benchmark passes its own order shape.
+ * @example
+ * const { orders, total } = ordersAnswer(1_000_000, (i) => ({ id: i, status: 'open' }));
+ */
+export function ordersAnswer(bytes, makeOrder) {
+  const orders = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const order = makeOrder(i);
+    size += JSON.stringify(order).length + 1;
+    orders.push(order);
+  }
+  return { orders, total: orders.length };
+}
+
+// ─── formatting ─────────────────────────────────────────────────────────────
+
+/**
+ * `value` with `digits` decimals, padded on the left to `width` characters.
+ * @example
+ * fixed(3.14159, 2, 8); // '    3.14'
+ */
+export const fixed = (value, digits, width = 0) => value.toFixed(digits).padStart(width);
+
+/**
+ * A duration in ms as text: `fixed(ms, digits, width)` followed by ' ms'.
+ * @example
+ * formatMs(1.5); // '1.50 ms'
+ * formatMs(1.5, 2, 9); // '     1.50 ms'
+ */
+export const formatMs = (ms, digits = 2, width = 0) => `${fixed(ms, digits, width)} ms`;
+
+// ─── a throwaway redis-server on loopback ───────────────────────────────────
+
+/**
+ * A free TCP port on 127.0.0.1 (the OS picks one; the listener is closed before returning).
+ * @example
+ * const port = await freePort();
+ */
+export async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** Whether a Redis server on 127.0.0.1:`port` answers PING with PONG. */
+async function pongs(port) {
+  const socket = connect(port, '127.0.0.1');
+  try {
+    await once(socket, 'connect');
+    socket.write('*1\r\n$4\r\nPING\r\n');
+    const [reply] = await once(socket, 'data', { signal: AbortSignal.timeout(1000) });
+    return reply.toString('latin1').startsWith('+PONG');
+  } catch {
+    return false;
+  } finally {
+    socket.destroy();
+  }
+}
+
+/**
+ * Starts `redis-server` (no persistence) on a free 127.0.0.1 port and waits, up to 10 s, until it answers PING.
+ * Returns `{ port, url, stop }` (`await stop()` ends the server), or `null` when redis-server is not installed or
+ * did not start.
+ * @example
+ * const redis = await startRedis();
+ * if (redis) { useRedisAt(redis.url); await redis.stop(); }
+ */
+export async function startRedis() {
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  let spawnFailed = false;
+  child.once('error', () => (spawnFailed = true));
+  const running = () => !spawnFailed && child.exitCode === null && child.signalCode === null;
+  const stop = async () => {
+    if (!running()) return;
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  };
+  for (let i = 0; i < 200 && running(); i++) {
+    if (await pongs(port)) return { port, url: `redis://127.0.0.1:${port}`, stop };
+    await sleep(50);
+  }
+  if (running()) child.kill('SIGKILL');
+  return null;
+}
