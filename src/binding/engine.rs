@@ -19,7 +19,9 @@ use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, Answer, Envelope, FoldFacts, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
 use crate::core::options::{problems_message, validate_options};
-use crate::core::query::index::{build_index, query_stored, IndexSettings};
+use crate::core::query::index::{
+  build_index, build_index_of_raw_value, query_stored, IndexSettings,
+};
 use crate::core::query::parse_query_args;
 use crate::core::store::{HandleStore, Owner};
 
@@ -119,7 +121,12 @@ fn prepare_plan(
     (None, Answer::Text(text)) => text.to_string(),
   };
   let handle = HandleStore::new_handle();
-  let index = build_index(&canonical_json, IndexSettings::DEFAULT);
+  // A structuredContent slice was checked by serde_json when `inspect` read it: no second grammar check.
+  let index = if structured {
+    build_index_of_raw_value(&canonical_json, IndexSettings::DEFAULT)
+  } else {
+    build_index(&canonical_json, IndexSettings::DEFAULT)
+  };
   let data = PlanData {
     index,
     folded_json: folded_json(&folded.preview_json, &folded.shape_json, &handle),

@@ -132,15 +132,13 @@ fn inspect_inner<'a>(
   result_json: &'a str,
   tool_meta_json: Option<&str>,
 ) -> Result<Inspection<'a>, ()> {
-  let top: Entries<'a> = serde_json::from_str(result_json).map_err(|_| ())?;
-  let mut content: Option<&'a RawValue> = None;
+  let top: Top<'a> = serde_json::from_str(result_json).map_err(|_| ())?;
   let mut structured: Option<&'a RawValue> = None;
   let mut is_error = false;
   let mut meta: Vec<(Cow<'a, str>, &'a RawValue)> = Vec::new();
   let mut other_fields = Vec::new();
-  for (key, value) in top.0 {
+  for (key, value) in top.entries {
     match key.as_ref() {
-      "content" => content = Some(value),
       "structuredContent" => structured = (value.get() != "null").then_some(value),
       "isError" => is_error = value.get() == "true",
       "_meta" => {
@@ -151,10 +149,7 @@ fn inspect_inner<'a>(
       _ => other_fields.push((key.into_owned(), value.get().to_string())),
     }
   }
-  let blocks: Vec<&'a RawValue> = match content {
-    Some(raw) => serde_json::from_str(raw.get()).map_err(|_| ())?,
-    None => return Err(()),
-  };
+  let blocks: Vec<&'a RawValue> = top.content.ok_or(())?;
 
   let tool_is_ui = match tool_meta_json {
     Some(text) => serde_json::from_str::<Entries>(text)
@@ -190,28 +185,46 @@ fn inspect_inner<'a>(
     return pass(PassReason::UiAnswer);
   }
 
-  let mut texts: Vec<Cow<'a, str>> = Vec::new();
+  // Texts stay raw string literals (checked JSON, not yet unescaped): the common answer, a text that is
+  // `JSON.stringify(structuredContent)`, is then compared in one pass with no copy.
+  let mut texts: Vec<&'a RawValue> = Vec::new();
   for raw in blocks {
     let block: Block<'a> = serde_json::from_str(raw.get()).map_err(|_| ())?;
     match (block.kind.as_deref(), block.text) {
-      (Some("text"), Some(text)) => texts.push(text),
-      (Some("text"), None) | (None, _) => return Err(()),
-      (Some(_), _) => return pass(PassReason::NonTextContent),
+      (Some("text"), Some(text)) if text.get().starts_with('"') => texts.push(text),
+      (Some("text"), _) | (None, _) => return Err(()),
+      (Some(_), text) => {
+        // Reading a block fails on a `text` that is not a string or does not decode (a lone surrogate escape),
+        // before any later block is looked at; texts read so far are checked now.
+        if let Some(text) = text {
+          if !text.get().starts_with('"') {
+            return Err(());
+          }
+          decode(text)?;
+        }
+        all_decode(&texts)?;
+        return pass(PassReason::NonTextContent);
+      }
     }
   }
   if texts.len() > 1 {
+    all_decode(&texts)?;
     return pass(PassReason::SeveralTexts);
   }
 
   let answer = match (structured, texts.pop()) {
     (Some(structured), None) => Answer::Structured(structured.get()),
     (Some(structured), Some(text)) => {
-      if !repeats(&text, structured.get()) {
-        return pass(PassReason::TextDiffers);
+      // Fast path: the literal decodes to exactly the structuredContent's text (so it decodes, and equals it).
+      if !literal_decodes_to(text.get(), structured.get()) {
+        let text = decode(text)?;
+        if !repeats(&text, structured.get()) {
+          return pass(PassReason::TextDiffers);
+        }
       }
       Answer::Structured(structured.get())
     }
-    (None, Some(text)) => Answer::Text(text),
+    (None, Some(text)) => Answer::Text(decode(text)?),
     (None, None) => return pass(PassReason::NoAnswer),
   };
   Ok(Inspection {
@@ -244,6 +257,89 @@ fn repeats(text: &str, structured_json: &str) -> bool {
     return false;
   }
   canonical_json(text).is_some_and(|canonical| canonical == structured_json)
+}
+
+/// A text block's string literal, unescaped (borrowed when it has no escapes); `Err` when it does not decode to
+/// a string (a lone surrogate escape), which makes the result not a `CallToolResult` we read.
+fn decode(literal: &RawValue) -> Result<Cow<'_, str>, ()> {
+  serde_json::from_str::<CowStr>(literal.get())
+    .map(|text| text.0)
+    .map_err(|_| ())
+}
+
+fn all_decode(literals: &[&RawValue]) -> Result<(), ()> {
+  literals
+    .iter()
+    .try_for_each(|literal| decode(literal).map(drop))
+}
+
+/// Whether the JSON string literal `literal` (quotes included, its grammar already checked) decodes to exactly
+/// `expected`. One pass, no allocation: runs without escapes are compared as bytes, each escape as the UTF-8 of the
+/// character it stands for. A lone surrogate escape decodes to no character, so it answers `false` (the caller's
+/// slow path then decides, as before).
+fn literal_decodes_to(literal: &str, expected: &str) -> bool {
+  let Some(inner) = literal
+    .strip_prefix('"')
+    .and_then(|rest| rest.strip_suffix('"'))
+  else {
+    return false;
+  };
+  let (inner, expected) = (inner.as_bytes(), expected.as_bytes());
+  let (mut i, mut j) = (0usize, 0usize);
+  loop {
+    let run_end = memchr::memchr(b'\\', &inner[i..]).map_or(inner.len(), |k| i + k);
+    let run = &inner[i..run_end];
+    if expected.get(j..j + run.len()) != Some(run) {
+      return false;
+    }
+    j += run.len();
+    i = run_end;
+    if i == inner.len() {
+      return j == expected.len();
+    }
+    let (c, width) = match inner.get(i + 1) {
+      Some(b'"') => ('"', 2),
+      Some(b'\\') => ('\\', 2),
+      Some(b'/') => ('/', 2),
+      Some(b'b') => ('\u{8}', 2),
+      Some(b'f') => ('\u{c}', 2),
+      Some(b'n') => ('\n', 2),
+      Some(b'r') => ('\r', 2),
+      Some(b't') => ('\t', 2),
+      Some(b'u') => {
+        let Some(unit) = hex4(inner, i + 2) else {
+          return false;
+        };
+        let low = (inner.get(i + 6..i + 8) == Some(b"\\u"))
+          .then(|| hex4(inner, i + 8))
+          .flatten()
+          .filter(|low| (0xDC00..=0xDFFF).contains(low));
+        let (code, width) = match ((0xD800..=0xDBFF).contains(&unit), low) {
+          (true, Some(low)) => (0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), 12),
+          _ => (unit, 6),
+        };
+        match char::from_u32(code) {
+          Some(c) => (c, width),
+          None => return false,
+        }
+      }
+      _ => return false,
+    };
+    let mut buf = [0u8; 4];
+    let encoded = c.encode_utf8(&mut buf).as_bytes();
+    if expected.get(j..j + encoded.len()) != Some(encoded) {
+      return false;
+    }
+    j += encoded.len();
+    i += width;
+  }
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+  let digits = bytes.get(at..at + 4)?;
+  digits
+    .iter()
+    .try_fold(0u32, |acc, &d| Some(acc * 16 + char::from(d).to_digit(16)?))
 }
 
 /// The numbers a folded result reports in `_meta["frontmcp/result-handle"]` and its guide text.
@@ -432,7 +528,49 @@ struct Block<'a> {
   #[serde(rename = "type", borrow, default)]
   kind: Option<Cow<'a, str>>,
   #[serde(borrow, default)]
-  text: Option<Cow<'a, str>>,
+  text: Option<&'a RawValue>,
+}
+
+/// The top level of a `CallToolResult`: `content` read as its list of raw blocks, every other entry as in
+/// [`Entries`] (duplicate keys refused the same way).
+struct Top<'a> {
+  content: Option<Vec<&'a RawValue>>,
+  entries: Vec<(Cow<'a, str>, &'a RawValue)>,
+}
+
+impl<'de> Deserialize<'de> for Top<'de> {
+  fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    struct TopVisitor;
+    impl<'de> Visitor<'de> for TopVisitor {
+      type Value = Top<'de>;
+      fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+      }
+      fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut top = Top {
+          content: None,
+          entries: Vec::new(),
+        };
+        while let Some(key) = map.next_key::<CowStr<'de>>()? {
+          let seen = if key.0 == "content" {
+            top.content.is_some()
+          } else {
+            top.entries.iter().any(|(seen, _)| *seen == key.0)
+          };
+          if seen {
+            return Err(de::Error::custom("duplicate key"));
+          }
+          if key.0 == "content" {
+            top.content = Some(map.next_value()?);
+          } else {
+            top.entries.push((key.0, map.next_value()?));
+          }
+        }
+        Ok(top)
+      }
+    }
+    deserializer.deserialize_map(TopVisitor)
+  }
 }
 
 #[cfg(test)]
@@ -763,5 +901,173 @@ mod tests {
     assert_eq!(member_path(""), "$['']");
     assert_eq!(member_path("a\\b"), "$['a\\\\b']");
     assert_eq!(member_path("a\nb"), "$['a\\u000ab']");
+  }
+
+  /// The slow decision the fast comparison stands in for: decode the literal, compare the strings.
+  fn decodes_to(literal: &str, expected: &str) -> bool {
+    serde_json::from_str::<String>(literal).is_ok_and(|text| text == expected)
+  }
+
+  #[test]
+  fn the_fast_comparison_agrees_with_decoding() {
+    let cases: &[(&str, &str)] = &[
+      (r#""{\"a\":1}""#, r#"{"a":1}"#),
+      (r#""{\"a\":1}""#, r#"{"a":2}"#),
+      (r#""{\"a\":1}""#, r#"{"a":1} "#),
+      (r#""{\"a\":1} ""#, r#"{"a":1}"#),
+      (r#""\u0041\u00e9\u00E9""#, "Aéé"),
+      (r#""\/\b\f\n\r\t\\\"""#, "/\u{8}\u{c}\n\r\t\\\""),
+      (r#""\ud83d\ude00""#, "😀"),
+      (r#""\uD83D\uDE00""#, "😀"),
+      (r#""😀""#, "😀"),
+      (r#""\ud83d""#, "\u{fffd}"),
+      (r#""\ude00""#, "\u{fffd}"),
+      (r#""\ud83d\u0041""#, "\u{fffd}A"),
+      (r#""\ud83dA""#, "\u{fffd}A"),
+      (r#""""#, ""),
+      (r#""""#, "x"),
+      (r#""x""#, ""),
+      (r#""\u00""#, "x"),
+      (r#""ab"#, "ab"),
+      ("7", "7"),
+    ];
+    for (literal, expected) in cases {
+      assert_eq!(
+        literal_decodes_to(literal, expected),
+        decodes_to(literal, expected),
+        "{literal} vs {expected}"
+      );
+    }
+  }
+
+  /// How one character is written in a string literal.
+  fn spell(c: char, way: u8, out: &mut String) {
+    let unit_escapes = |out: &mut String, upper: bool| {
+      let mut units = [0u16; 2];
+      for unit in c.encode_utf16(&mut units) {
+        if upper {
+          out.push_str(&format!("\\u{unit:04X}"));
+        } else {
+          out.push_str(&format!("\\u{unit:04x}"));
+        }
+      }
+    };
+    match (c, way % 4) {
+      ('"', 0 | 1) => out.push_str("\\\""),
+      ('\\', 0 | 1) => out.push_str("\\\\"),
+      ('\n', 0 | 1) => out.push_str("\\n"),
+      ('/', 1) => out.push_str("\\/"),
+      (c, 0 | 1) if (c as u32) < 0x20 => unit_escapes(out, false),
+      (c, 0 | 1) => out.push(c),
+      (_, 2) => unit_escapes(out, false),
+      _ => unit_escapes(out, true),
+    }
+  }
+
+  proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any spelling of any string (raw, short escapes, `\u` in either case, surrogate pairs, lone surrogates)
+    /// against the same string, a changed one, and a prefix: the fast comparison says what decoding says.
+    #[test]
+    fn any_spelling_compares_as_decoded(
+      chars in proptest::collection::vec(
+        proptest::prop_oneof![
+          proptest::char::range('\u{0}', '\u{7f}'),
+          proptest::sample::select(vec!['"', '\\', '/', '\n', 'é', '€', '😀', '\u{2028}']),
+          proptest::char::any(),
+        ],
+        0..24,
+      ),
+      ways in proptest::collection::vec(0u8..4, 24),
+      lone in proptest::option::of((0usize..24, 0xD800u32..0xE000)),
+      change in 0usize..3,
+    ) {
+      let text: String = chars.iter().collect();
+      let mut literal = String::from("\"");
+      for (at, c) in chars.iter().enumerate() {
+        if let Some((where_, unit)) = lone {
+          if where_ == at {
+            literal.push_str(&format!("\\u{unit:04x}"));
+          }
+        }
+        spell(*c, ways[at], &mut literal);
+      }
+      literal.push('"');
+      let expected = match change {
+        0 => text.clone(),
+        1 => format!("{text}x"),
+        _ => text.chars().take(chars.len() / 2).collect(),
+      };
+      proptest::prop_assert_eq!(
+        literal_decodes_to(&literal, &expected),
+        decodes_to(&literal, &expected),
+        "{} vs {}", literal, expected
+      );
+    }
+  }
+
+  #[test]
+  fn texts_spelled_differently_decide_as_before() {
+    let result = |text: &str, structured: &str| {
+      format!(r#"{{"content":[{{"type":"text","text":{text}}}],"structuredContent":{structured}}}"#)
+    };
+    let structured = r#"{"a":"é😀","b":[1,2.5]}"#;
+    // The same JSON text, its characters escaped in other ways: the fast path.
+    for text in [
+      r#""{\"a\":\"é😀\",\"b\":[1,2.5]}""#,
+      r#""{\"a\":\"\u00e9\ud83d\ude00\",\"b\":[1,2.5]}""#,
+      r#""\u007B\"a\":\"\u00E9\uD83D\uDE00\",\"b\":[1,2.5]\u007d""#,
+    ] {
+      assert_eq!(
+        verdict(&result(text, structured)),
+        Verdict::Candidate(Answer::Structured(structured)),
+        "{text}"
+      );
+    }
+    // The same value written otherwise (JSON escapes inside, spaces, number spelling): the slow path agrees.
+    for text in [
+      r#""{\"a\":\"\\u00e9\\ud83d\\ude00\",\"b\":[1,2.5]}""#,
+      r#""{ \"a\": \"é😀\", \"b\": [1.0, 25e-1] }""#,
+    ] {
+      assert_eq!(
+        verdict(&result(text, structured)),
+        Verdict::Candidate(Answer::Structured(structured)),
+        "{text}"
+      );
+    }
+    // Keys in another order, another value, a lone surrogate inside the JSON: says something else.
+    for text in [
+      r#""{\"b\":[1,2.5],\"a\":\"é😀\"}""#,
+      r#""{\"a\":\"é😀\",\"b\":[1,2.6]}""#,
+      r#""{\"a\":\"é\\ud83d\",\"b\":[1,2.5]}""#,
+    ] {
+      passes(&result(text, structured), PassReason::TextDiffers);
+    }
+    // A text that does not decode (a lone surrogate escape) or is not a string: not a CallToolResult we read,
+    // also when a later block would pass it for another reason.
+    for json in [
+      result(r#""{\"a\":\"é\ud83d\",\"b\":[1,2.5]}""#, structured),
+      result(r#""\ude00""#, structured),
+      r#"{"content":[{"type":"text","text":"\ud800"}]}"#.to_string(),
+      r#"{"content":[{"type":"text","text":"\ud800"},{"type":"image"}]}"#.to_string(),
+      r#"{"content":[{"type":"text","text":"\ud800"},{"type":"text","text":"x"}]}"#.to_string(),
+      r#"{"content":[{"type":"image","text":7}]}"#.to_string(),
+      r#"{"content":[{"type":"image","text":"\udc00"}]}"#.to_string(),
+    ] {
+      passes(&json, PassReason::NotACallToolResult);
+    }
+    passes(
+      r#"{"content":[{"type":"text","text":"x"},{"type":"image"},{"type":"text","text":"\ud800"}]}"#,
+      PassReason::NonTextContent,
+    );
+    passes(
+      r#"{"content":[{"type":"image","text":null}]}"#,
+      PassReason::NonTextContent,
+    );
+    assert_eq!(
+      verdict(r#"{"content":[{"type":"text","text":"a\u00e9"}]}"#),
+      Verdict::Candidate(Answer::Text(Cow::Owned("aé".into())))
+    );
   }
 }
