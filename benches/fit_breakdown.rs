@@ -93,6 +93,12 @@ fn main() {
     measure("  of which: inspect without the text", runs, || {
       fit::inspect(&alone, None).envelope.meta.len()
     });
+    measure("  of which: check the text as a raw string", runs, || {
+      serde_json::from_str::<&serde_json::value::RawValue>(&text)
+        .expect("a string")
+        .get()
+        .len()
+    });
     measure(
       "  of which: unescape the text (serde Cow<str>)",
       runs,

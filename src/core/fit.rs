@@ -287,25 +287,47 @@ fn literal_decodes_to(literal: &str, expected: &str) -> bool {
   let (inner, expected) = (inner.as_bytes(), expected.as_bytes());
   let (mut i, mut j) = (0usize, 0usize);
   loop {
-    let run_end = memchr::memchr(b'\\', &inner[i..]).map_or(inner.len(), |k| i + k);
-    let run = &inner[i..run_end];
-    if expected.get(j..j + run.len()) != Some(run) {
-      return false;
+    // Eight bytes at a time while they match and hold no backslash.
+    while let (Some(a), Some(e)) = (inner.get(i..i + 8), expected.get(j..j + 8)) {
+      let a = u64::from_le_bytes(a.try_into().unwrap_or_default());
+      let e = u64::from_le_bytes(e.try_into().unwrap_or_default());
+      if a != e || has_backslash(a) {
+        break;
+      }
+      i += 8;
+      j += 8;
     }
-    j += run.len();
-    i = run_end;
-    if i == inner.len() {
+    let Some(&byte) = inner.get(i) else {
       return j == expected.len();
+    };
+    if byte != b'\\' {
+      if expected.get(j) != Some(&byte) {
+        return false;
+      }
+      i += 1;
+      j += 1;
+      continue;
+    }
+    let short = match inner.get(i + 1) {
+      Some(b'"') => Some(b'"'),
+      Some(b'\\') => Some(b'\\'),
+      Some(b'/') => Some(b'/'),
+      Some(b'b') => Some(0x08),
+      Some(b'f') => Some(0x0C),
+      Some(b'n') => Some(b'\n'),
+      Some(b'r') => Some(b'\r'),
+      Some(b't') => Some(b'\t'),
+      _ => None,
+    };
+    if let Some(decoded) = short {
+      if expected.get(j) != Some(&decoded) {
+        return false;
+      }
+      i += 2;
+      j += 1;
+      continue;
     }
     let (c, width) = match inner.get(i + 1) {
-      Some(b'"') => ('"', 2),
-      Some(b'\\') => ('\\', 2),
-      Some(b'/') => ('/', 2),
-      Some(b'b') => ('\u{8}', 2),
-      Some(b'f') => ('\u{c}', 2),
-      Some(b'n') => ('\n', 2),
-      Some(b'r') => ('\r', 2),
-      Some(b't') => ('\t', 2),
       Some(b'u') => {
         let Some(unit) = hex4(inner, i + 2) else {
           return false;
@@ -333,6 +355,12 @@ fn literal_decodes_to(literal: &str, expected: &str) -> bool {
     j += encoded.len();
     i += width;
   }
+}
+
+/// Whether any of the eight bytes is a backslash (the classic "has zero byte" test on `word ^ 0x5C…`).
+fn has_backslash(word: u64) -> bool {
+  let x = word ^ 0x5C5C_5C5C_5C5C_5C5C;
+  (x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080) != 0
 }
 
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
