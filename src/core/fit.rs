@@ -149,7 +149,7 @@ fn inspect_inner<'a>(
       _ => other_fields.push((key.into_owned(), value.get().to_string())),
     }
   }
-  let blocks: Vec<&'a RawValue> = top.content.ok_or(())?;
+  let blocks: Vec<LenientBlock<'a>> = top.content.ok_or(())?;
 
   let tool_is_ui = match tool_meta_json {
     Some(text) => serde_json::from_str::<Entries>(text)
@@ -188,8 +188,8 @@ fn inspect_inner<'a>(
   // Texts stay raw string literals (checked JSON, not yet unescaped): the common answer, a text that is
   // `JSON.stringify(structuredContent)`, is then compared in one pass with no copy.
   let mut texts: Vec<&'a RawValue> = Vec::new();
-  for raw in blocks {
-    let block: Block<'a> = serde_json::from_str(raw.get()).map_err(|_| ())?;
+  for block in blocks {
+    let block = block.0?;
     match (block.kind.as_deref(), block.text) {
       (Some("text"), Some(text)) if text.get().starts_with('"') => texts.push(text),
       (Some("text"), _) | (None, _) => return Err(()),
@@ -551,18 +551,100 @@ impl<'de> Deserialize<'de> for CowStr<'de> {
   }
 }
 
-#[derive(Deserialize)]
+/// A content block: its `type`, and its `text` left as a raw JSON value (not yet unescaped).
 struct Block<'a> {
-  #[serde(rename = "type", borrow, default)]
   kind: Option<Cow<'a, str>>,
-  #[serde(borrow, default)]
   text: Option<&'a RawValue>,
+}
+
+/// A content block read in the same pass as the whole result, so a long text is not scanned again. Any JSON value
+/// reads; one that is not a block as `#[derive(Deserialize)]` would read `{ type?: string | null, text?: any }`
+/// (an object with no repeated `type`/`text`, or an array of at most those two in that order; other keys ignored)
+/// is `Err`, which [`inspect`] meets in block order, as it would parsing each block on its own.
+struct LenientBlock<'a>(Result<Block<'a>, ()>);
+
+impl<'a> LenientBlock<'a> {
+  fn of(kind: Option<&'a RawValue>, text: Option<&'a RawValue>) -> Self {
+    let kind = match kind {
+      Some(raw) => serde_json::from_str::<Option<CowStr<'a>>>(raw.get())
+        .map(|kind| kind.map(|kind| kind.0))
+        .map_err(drop),
+      None => Ok(None),
+    };
+    let text = text.filter(|raw| raw.get() != "null");
+    LenientBlock(kind.map(|kind| Block { kind, text }))
+  }
+}
+
+impl<'de> Deserialize<'de> for LenientBlock<'de> {
+  fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    struct BlockVisitor;
+    impl<'de> Visitor<'de> for BlockVisitor {
+      type Value = LenientBlock<'de>;
+      fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+      }
+      fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut kind, mut text, mut repeated) = (None, None, false);
+        while let Some(key) = map.next_key::<CowStr<'de>>()? {
+          let slot = match key.0.as_ref() {
+            "type" => &mut kind,
+            "text" => &mut text,
+            _ => {
+              map.next_value::<de::IgnoredAny>()?;
+              continue;
+            }
+          };
+          let value: &'de RawValue = map.next_value()?;
+          repeated |= slot.replace(value).is_some();
+        }
+        if repeated {
+          return Ok(LenientBlock(Err(())));
+        }
+        Ok(LenientBlock::of(kind, text))
+      }
+      fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let kind: Option<&'de RawValue> = seq.next_element()?;
+        let text: Option<&'de RawValue> = match kind {
+          Some(_) => seq.next_element()?,
+          None => None,
+        };
+        let mut extra = false;
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {
+          extra = true;
+        }
+        if extra {
+          return Ok(LenientBlock(Err(())));
+        }
+        Ok(LenientBlock::of(kind, text))
+      }
+      fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+    }
+    deserializer.deserialize_any(BlockVisitor)
+  }
 }
 
 /// The top level of a `CallToolResult`: `content` read as its list of raw blocks, every other entry as in
 /// [`Entries`] (duplicate keys refused the same way).
 struct Top<'a> {
-  content: Option<Vec<&'a RawValue>>,
+  content: Option<Vec<LenientBlock<'a>>>,
   entries: Vec<(Cow<'a, str>, &'a RawValue)>,
 }
 
@@ -1097,5 +1179,71 @@ mod tests {
       verdict(r#"{"content":[{"type":"text","text":"a\u00e9"}]}"#),
       Verdict::Candidate(Answer::Text(Cow::Owned("aé".into())))
     );
+  }
+
+  /// How the engine read a block before it read blocks in the same pass as the result: derived, each block parsed
+  /// on its own from its raw text.
+  #[derive(Deserialize)]
+  struct ReferenceBlock<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+  }
+
+  type Reading = Result<(Option<String>, Option<String>), ()>;
+
+  fn reference_reading(block: &str) -> Reading {
+    serde_json::from_str::<ReferenceBlock>(block)
+      .map(|b| (b.kind.map(Cow::into_owned), b.text.map(Cow::into_owned)))
+      .map_err(drop)
+  }
+
+  /// The lenient block, with its text checked as `inspect` checks it (a string that decodes).
+  fn lenient_reading(block: &str) -> Reading {
+    let lenient: LenientBlock = serde_json::from_str(block).map_err(drop)?;
+    let block = lenient.0?;
+    let text = match block.text {
+      Some(raw) if !raw.get().starts_with('"') => return Err(()),
+      Some(raw) => Some(decode(raw)?.into_owned()),
+      None => None,
+    };
+    Ok((block.kind.map(Cow::into_owned), text))
+  }
+
+  #[test]
+  fn blocks_read_in_one_pass_read_as_each_block_parsed_alone() {
+    for block in [
+      r#"{"type":"text","text":"x"}"#,
+      r#"{"text":"x","type":"text","extra":[1,{"a":2}],"extra":3}"#,
+      r#"{"type":"t\u0065xt","t\u0065xt":"a\u00e9"}"#,
+      r#"{"type":"image","data":"AAAA","mimeType":"image/png"}"#,
+      r#"{"type":"image","text":7}"#,
+      r#"{"type":"image","text":null}"#,
+      r#"{"type":null,"text":"x"}"#,
+      r#"{"type":5,"text":"x"}"#,
+      r#"{"type":"text","text":"x","text":"y"}"#,
+      r#"{"type":"text","type":"text","text":"x"}"#,
+      r#"{"type":"text","text":"\ud800"}"#,
+      r#"{"type":"\ud800","text":"x"}"#,
+      r#"{"type":"text","text":["x"]}"#,
+      r#"{"type":"text","text":{"a":"\ud800"}}"#,
+      r#"{}"#,
+      r#"[]"#,
+      r#"["text"]"#,
+      r#"["text","x"]"#,
+      r#"["image"]"#,
+      r#"["image",7]"#,
+      r#"[null,"x"]"#,
+      r#"["text","x",1]"#,
+      r#"["text","\ud800"]"#,
+      r#""text""#,
+      r#"7"#,
+      r#"-1.5"#,
+      r#"true"#,
+      r#"null"#,
+    ] {
+      assert_eq!(lenient_reading(block), reference_reading(block), "{block}");
+    }
   }
 }
