@@ -585,20 +585,24 @@ impl<'de> Deserialize<'de> for LenientBlock<'de> {
         f.write_str("any JSON value")
       }
       fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut kind, mut text, mut repeated) = (None, None, false);
-        while let Some(key) = map.next_key::<CowStr<'de>>()? {
-          let slot = match key.0.as_ref() {
-            "type" => &mut kind,
-            "text" => &mut text,
-            _ => {
+        let (mut kind, mut text, mut unreadable) = (None, None, false);
+        // Keys are taken raw: one that does not decode (a lone surrogate escape) makes this block unreadable,
+        // not the whole result.
+        while let Some(key) = map.next_key::<&'de RawValue>()? {
+          let key = serde_json::from_str::<CowStr>(key.get()).map(|key| key.0);
+          let slot = match key.as_deref() {
+            Ok("type") => &mut kind,
+            Ok("text") => &mut text,
+            other => {
+              unreadable |= other.is_err();
               map.next_value::<de::IgnoredAny>()?;
               continue;
             }
           };
           let value: &'de RawValue = map.next_value()?;
-          repeated |= slot.replace(value).is_some();
+          unreadable |= slot.replace(value).is_some();
         }
-        if repeated {
+        if unreadable {
           return Ok(LenientBlock(Err(())));
         }
         Ok(LenientBlock::of(kind, text))
@@ -1175,6 +1179,19 @@ mod tests {
       r#"{"content":[{"type":"image","text":null}]}"#,
       PassReason::NonTextContent,
     );
+    // An unreadable block is met in block order, after the result-level rules.
+    passes(
+      r#"{"content":[{"type":"text","text":"x","\ud800":1}],"isError":true}"#,
+      PassReason::IsError,
+    );
+    passes(
+      r#"{"content":[{"type":"image"},{"type":"text","\udc00":1}]}"#,
+      PassReason::NonTextContent,
+    );
+    passes(
+      r#"{"content":[{"type":"text","text":"x","\ud800":1},{"type":"image"}]}"#,
+      PassReason::NotACallToolResult,
+    );
     assert_eq!(
       verdict(r#"{"content":[{"type":"text","text":"a\u00e9"}]}"#),
       Verdict::Candidate(Answer::Text(Cow::Owned("aé".into())))
@@ -1228,6 +1245,9 @@ mod tests {
       r#"{"type":"\ud800","text":"x"}"#,
       r#"{"type":"text","text":["x"]}"#,
       r#"{"type":"text","text":{"a":"\ud800"}}"#,
+      r#"{"type":"text","text":"x","\ud800":1}"#,
+      r#"{"\ud800":1,"type":"image"}"#,
+      r#"{"type":"image","other":{"\ud800":1}}"#,
       r#"{}"#,
       r#"[]"#,
       r#"["text"]"#,
