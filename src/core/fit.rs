@@ -1266,4 +1266,171 @@ mod tests {
       assert_eq!(lenient_reading(block), reference_reading(block), "{block}");
     }
   }
+
+  /// `inspect` as it was before blocks were read in the result's pass and texts compared raw: the reference the
+  /// current one must agree with on every result.
+  fn reference_inspect(result_json: &str) -> Inspection<'_> {
+    let inner = || -> Result<Inspection<'_>, ()> {
+      let top: Entries = serde_json::from_str(result_json).map_err(drop)?;
+      let (mut content, mut structured, mut is_error) = (None, None, false);
+      let mut meta: Vec<(Cow<str>, &RawValue)> = Vec::new();
+      let mut other_fields = Vec::new();
+      for (key, value) in top.0 {
+        match key.as_ref() {
+          "content" => content = Some(value),
+          "structuredContent" => structured = (value.get() != "null").then_some(value),
+          "isError" => is_error = value.get() == "true",
+          "_meta" => {
+            meta = serde_json::from_str::<Entries>(value.get())
+              .map_err(drop)?
+              .0
+          }
+          _ => other_fields.push((key.into_owned(), value.get().to_string())),
+        }
+      }
+      let blocks: Vec<&RawValue> = serde_json::from_str(content.ok_or(())?.get()).map_err(drop)?;
+      let envelope = Envelope {
+        other_fields,
+        meta: meta
+          .iter()
+          .filter(|(key, _)| key.as_ref() != RESULT_HANDLE_META_KEY)
+          .map(|(key, value)| (key.to_string(), value.get().to_string()))
+          .collect(),
+      };
+      let pass = |reason| {
+        Ok(Inspection {
+          verdict: Verdict::Pass(reason),
+          envelope: Envelope::default(),
+        })
+      };
+      if is_error {
+        return pass(PassReason::IsError);
+      }
+      if meta
+        .iter()
+        .any(|(key, _)| key.as_ref() == RESULT_HANDLE_META_KEY)
+      {
+        return pass(PassReason::AlreadyFolded);
+      }
+      if meta.iter().any(|(key, _)| is_ui_key(key)) {
+        return pass(PassReason::UiAnswer);
+      }
+      let mut texts = Vec::new();
+      for raw in blocks {
+        let block: ReferenceBlock = serde_json::from_str(raw.get()).map_err(drop)?;
+        match (block.kind.as_deref(), block.text) {
+          (Some("text"), Some(text)) => texts.push(text),
+          (Some("text"), None) | (None, _) => return Err(()),
+          (Some(_), _) => return pass(PassReason::NonTextContent),
+        }
+      }
+      if texts.len() > 1 {
+        return pass(PassReason::SeveralTexts);
+      }
+      let answer = match (structured, texts.pop()) {
+        (Some(structured), None) => Answer::Structured(structured.get()),
+        (Some(structured), Some(text)) => {
+          if !repeats(&text, structured.get()) {
+            return pass(PassReason::TextDiffers);
+          }
+          Answer::Structured(structured.get())
+        }
+        (None, Some(text)) => Answer::Text(text),
+        (None, None) => return pass(PassReason::NoAnswer),
+      };
+      Ok(Inspection {
+        verdict: Verdict::Candidate(answer),
+        envelope,
+      })
+    };
+    inner().unwrap_or(Inspection {
+      verdict: Verdict::Pass(PassReason::NotACallToolResult),
+      envelope: Envelope::default(),
+    })
+  }
+
+  /// Pieces results are made of: answers, texts that repeat them in several spellings or do not, blocks of
+  /// every kind, readable or not.
+  const STRUCTURED: &[&str] = &[
+    r#"{"a":"é😀","b":[1,2.5]}"#,
+    r#"[{"x":"q\"uote\\d"},null]"#,
+    r#"{"s":"\ud83d"}"#,
+    "null",
+  ];
+  const TEXTS: &[&str] = &[
+    r#""{\"a\":\"é😀\",\"b\":[1,2.5]}""#,
+    r#""{\"a\":\"\u00e9\ud83d\ude00\",\"b\":[1,2.5]}""#,
+    r#""{ \"a\" : \"\\u00e9😀\", \"b\": [1.0, 25e-1] }""#,
+    r#""{\"b\":[1,2.5],\"a\":\"é😀\"}""#,
+    r#""[{\"x\":\"q\\\"uote\\\\d\"},null]""#,
+    r#""[{\"x\":\"q\\u0022uote\\\\d\"},null]""#,
+    r#""{\"s\":\"\\ud83d\"}""#,
+    r#""{\"s\":\"\ud83d\"}""#,
+    r#""\ud800""#,
+    r#""plain words""#,
+    r#""""#,
+    "7",
+    "null",
+    r#"["x"]"#,
+  ];
+  const OTHER_BLOCKS: &[&str] = &[
+    r#"{"type":"image","data":"AA","mimeType":"image/png"}"#,
+    r#"{"type":"image","text":7}"#,
+    r#"{"type":"resource","text":"\udc00"}"#,
+    r#"{"text":"x"}"#,
+    r#"{"type":"text","type":"text","text":"x"}"#,
+    r#"{"type":"text","text":"x","\ud800":1}"#,
+    r#"["text","x"]"#,
+    r#"["image"]"#,
+    r#"["text","x",1]"#,
+    "5",
+    "null",
+  ];
+  const EXTRAS: &[&str] = &[
+    "",
+    r#","isError":true"#,
+    r#","isError":false"#,
+    r#","_meta":{"trace":1}"#,
+    r#","_meta":{"ui":1}"#,
+    r#","_meta":{"frontmcp/result-handle":{}}"#,
+    r#","_meta":{"\ud800":1}"#,
+    r#","other":[1,{"k":"\ud800"}]"#,
+  ];
+
+  proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Any result built from the pieces above is decided, and its envelope kept, exactly as before.
+    #[test]
+    fn inspect_decides_as_the_reference(
+      blocks in proptest::collection::vec((proptest::bool::ANY, 0usize..64), 0..4),
+      structured in proptest::option::of(0usize..STRUCTURED.len()),
+      extras in proptest::collection::vec(0usize..EXTRAS.len(), 0..3),
+      structured_first in proptest::bool::ANY,
+    ) {
+      let blocks: Vec<String> = blocks
+        .iter()
+        .map(|&(is_text, pick)| {
+          if is_text {
+            format!(r#"{{"type":"text","text":{}}}"#, TEXTS[pick % TEXTS.len()])
+          } else {
+            OTHER_BLOCKS[pick % OTHER_BLOCKS.len()].to_string()
+          }
+        })
+        .collect();
+      let content = format!(r#""content":[{}]"#, blocks.join(","));
+      let structured = structured.map(|at| format!(r#""structuredContent":{}"#, STRUCTURED[at]));
+      let mut json = String::from("{");
+      match (&structured, structured_first) {
+        (Some(structured), true) => json.push_str(&format!("{structured},{content}")),
+        (Some(structured), false) => json.push_str(&format!("{content},{structured}")),
+        (None, _) => json.push_str(&content),
+      }
+      for at in extras {
+        json.push_str(EXTRAS[at]);
+      }
+      json.push('}');
+      proptest::prop_assert_eq!(inspect(&json, None), reference_inspect(&json), "{}", json);
+    }
+  }
 }
