@@ -19,9 +19,15 @@ use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, Answer, Envelope, FoldFacts, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
 use crate::core::options::{problems_message, validate_options};
-use crate::core::query::index::{build_index, query_stored, IndexSettings};
+use crate::core::query::index::{
+  build_index, build_index_of_raw_value, query_stored, IndexSettings,
+};
 use crate::core::query::parse_query_args;
 use crate::core::store::{HandleStore, Owner};
+
+/// Answers larger than this are indexed on a second thread while they fold (below it a thread costs more than
+/// it saves).
+const PARALLEL_INDEX_BYTES: usize = 256 * 1024;
 
 struct EngineCore {
   settings: FoldSettings,
@@ -98,7 +104,27 @@ fn prepare_plan(
     Answer::Structured(json) => (AnswerSource::Json(json), true),
     Answer::Text(text) => (AnswerSource::Text(text), false),
   };
-  let folded = match fold_answer(source, &settings)? {
+  // A large structuredContent slice (checked by serde_json when `inspect` read it, so its index needs no second
+  // grammar check) is indexed on a second thread while the fold reads it; the plan is the same either way.
+  let (folded, index) = match &answer {
+    Answer::Structured(json) if json.len() > settings.threshold_bytes.max(PARALLEL_INDEX_BYTES) => {
+      std::thread::scope(|scope| {
+        let index = std::thread::Builder::new().spawn_scoped(scope, || {
+          build_index_of_raw_value(json, IndexSettings::DEFAULT)
+        });
+        let folded = fold_answer(source, &settings);
+        // No thread to be had: build it here, after the fold. A panic in the builder (none is known) only loses
+        // the index: queries then read the whole answer.
+        let index = match index {
+          Ok(index) => index.join().ok().flatten(),
+          Err(_) => build_index_of_raw_value(json, IndexSettings::DEFAULT),
+        };
+        (folded, Some(index))
+      })
+    }
+    _ => (fold_answer(source, &settings), None),
+  };
+  let folded = match folded? {
     FoldOutcome::Whole { bytes } => return Ok(pass("under-threshold", Some(bytes as u64))),
     FoldOutcome::Folded(folded) if fit::too_deep_to_query(&folded) => {
       let reason = fit::PassReason::TooDeepToQuery.as_str();
@@ -119,7 +145,11 @@ fn prepare_plan(
     (None, Answer::Text(text)) => text.to_string(),
   };
   let handle = HandleStore::new_handle();
-  let index = build_index(&canonical_json, IndexSettings::DEFAULT);
+  let index = match index {
+    Some(index) => index,
+    None if structured => build_index_of_raw_value(&canonical_json, IndexSettings::DEFAULT),
+    None => build_index(&canonical_json, IndexSettings::DEFAULT),
+  };
   let data = PlanData {
     index,
     folded_json: folded_json(&folded.preview_json, &folded.shape_json, &handle),

@@ -132,15 +132,13 @@ fn inspect_inner<'a>(
   result_json: &'a str,
   tool_meta_json: Option<&str>,
 ) -> Result<Inspection<'a>, ()> {
-  let top: Entries<'a> = serde_json::from_str(result_json).map_err(|_| ())?;
-  let mut content: Option<&'a RawValue> = None;
+  let top: Top<'a> = serde_json::from_str(result_json).map_err(|_| ())?;
   let mut structured: Option<&'a RawValue> = None;
   let mut is_error = false;
   let mut meta: Vec<(Cow<'a, str>, &'a RawValue)> = Vec::new();
   let mut other_fields = Vec::new();
-  for (key, value) in top.0 {
+  for (key, value) in top.entries {
     match key.as_ref() {
-      "content" => content = Some(value),
       "structuredContent" => structured = (value.get() != "null").then_some(value),
       "isError" => is_error = value.get() == "true",
       "_meta" => {
@@ -151,10 +149,7 @@ fn inspect_inner<'a>(
       _ => other_fields.push((key.into_owned(), value.get().to_string())),
     }
   }
-  let blocks: Vec<&'a RawValue> = match content {
-    Some(raw) => serde_json::from_str(raw.get()).map_err(|_| ())?,
-    None => return Err(()),
-  };
+  let blocks: Vec<LenientBlock<'a>> = top.content.ok_or(())?;
 
   let tool_is_ui = match tool_meta_json {
     Some(text) => serde_json::from_str::<Entries>(text)
@@ -190,28 +185,46 @@ fn inspect_inner<'a>(
     return pass(PassReason::UiAnswer);
   }
 
-  let mut texts: Vec<Cow<'a, str>> = Vec::new();
-  for raw in blocks {
-    let block: Block<'a> = serde_json::from_str(raw.get()).map_err(|_| ())?;
+  // Texts stay raw string literals (checked JSON, not yet unescaped): the common answer, a text that is
+  // `JSON.stringify(structuredContent)`, is then compared in one pass with no copy.
+  let mut texts: Vec<&'a RawValue> = Vec::new();
+  for block in blocks {
+    let block = block.0?;
     match (block.kind.as_deref(), block.text) {
-      (Some("text"), Some(text)) => texts.push(text),
-      (Some("text"), None) | (None, _) => return Err(()),
-      (Some(_), _) => return pass(PassReason::NonTextContent),
+      (Some("text"), Some(text)) if text.get().starts_with('"') => texts.push(text),
+      (Some("text"), _) | (None, _) => return Err(()),
+      (Some(_), text) => {
+        // Reading a block fails on a `text` that is not a string or does not decode (a lone surrogate escape),
+        // before any later block is looked at; texts read so far are checked now.
+        if let Some(text) = text {
+          if !text.get().starts_with('"') {
+            return Err(());
+          }
+          decode(text)?;
+        }
+        all_decode(&texts)?;
+        return pass(PassReason::NonTextContent);
+      }
     }
   }
   if texts.len() > 1 {
+    all_decode(&texts)?;
     return pass(PassReason::SeveralTexts);
   }
 
   let answer = match (structured, texts.pop()) {
     (Some(structured), None) => Answer::Structured(structured.get()),
     (Some(structured), Some(text)) => {
-      if !repeats(&text, structured.get()) {
-        return pass(PassReason::TextDiffers);
+      // Fast path: the literal decodes to exactly the structuredContent's text (so it decodes, and equals it).
+      if !literal_decodes_to(text.get(), structured.get()) {
+        let text = decode(text)?;
+        if !repeats(&text, structured.get()) {
+          return pass(PassReason::TextDiffers);
+        }
       }
       Answer::Structured(structured.get())
     }
-    (None, Some(text)) => Answer::Text(text),
+    (None, Some(text)) => Answer::Text(decode(text)?),
     (None, None) => return pass(PassReason::NoAnswer),
   };
   Ok(Inspection {
@@ -244,6 +257,117 @@ fn repeats(text: &str, structured_json: &str) -> bool {
     return false;
   }
   canonical_json(text).is_some_and(|canonical| canonical == structured_json)
+}
+
+/// A text block's string literal, unescaped (borrowed when it has no escapes); `Err` when it does not decode to
+/// a string (a lone surrogate escape), which makes the result not a `CallToolResult` we read.
+fn decode(literal: &RawValue) -> Result<Cow<'_, str>, ()> {
+  serde_json::from_str::<CowStr>(literal.get())
+    .map(|text| text.0)
+    .map_err(|_| ())
+}
+
+fn all_decode(literals: &[&RawValue]) -> Result<(), ()> {
+  literals
+    .iter()
+    .try_for_each(|literal| decode(literal).map(drop))
+}
+
+/// Whether the JSON string literal `literal` (quotes included, its grammar already checked) decodes to exactly
+/// `expected`. One pass, no allocation: runs without escapes are compared as bytes, each escape as the UTF-8 of the
+/// character it stands for. A lone surrogate escape decodes to no character, so it answers `false` (the caller's
+/// slow path then decides, as before).
+fn literal_decodes_to(literal: &str, expected: &str) -> bool {
+  let Some(inner) = literal
+    .strip_prefix('"')
+    .and_then(|rest| rest.strip_suffix('"'))
+  else {
+    return false;
+  };
+  let (inner, expected) = (inner.as_bytes(), expected.as_bytes());
+  let (mut i, mut j) = (0usize, 0usize);
+  loop {
+    // Eight bytes at a time while they match and hold no backslash.
+    while let (Some(a), Some(e)) = (inner.get(i..i + 8), expected.get(j..j + 8)) {
+      let a = u64::from_le_bytes(a.try_into().unwrap_or_default());
+      let e = u64::from_le_bytes(e.try_into().unwrap_or_default());
+      if a != e || has_backslash(a) {
+        break;
+      }
+      i += 8;
+      j += 8;
+    }
+    let Some(&byte) = inner.get(i) else {
+      return j == expected.len();
+    };
+    if byte != b'\\' {
+      if expected.get(j) != Some(&byte) {
+        return false;
+      }
+      i += 1;
+      j += 1;
+      continue;
+    }
+    let short = match inner.get(i + 1) {
+      Some(b'"') => Some(b'"'),
+      Some(b'\\') => Some(b'\\'),
+      Some(b'/') => Some(b'/'),
+      Some(b'b') => Some(0x08),
+      Some(b'f') => Some(0x0C),
+      Some(b'n') => Some(b'\n'),
+      Some(b'r') => Some(b'\r'),
+      Some(b't') => Some(b'\t'),
+      _ => None,
+    };
+    if let Some(decoded) = short {
+      if expected.get(j) != Some(&decoded) {
+        return false;
+      }
+      i += 2;
+      j += 1;
+      continue;
+    }
+    let (c, width) = match inner.get(i + 1) {
+      Some(b'u') => {
+        let Some(unit) = hex4(inner, i + 2) else {
+          return false;
+        };
+        let low = (inner.get(i + 6..i + 8) == Some(b"\\u"))
+          .then(|| hex4(inner, i + 8))
+          .flatten()
+          .filter(|low| (0xDC00..=0xDFFF).contains(low));
+        let (code, width) = match ((0xD800..=0xDBFF).contains(&unit), low) {
+          (true, Some(low)) => (0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), 12),
+          _ => (unit, 6),
+        };
+        match char::from_u32(code) {
+          Some(c) => (c, width),
+          None => return false,
+        }
+      }
+      _ => return false,
+    };
+    let mut buf = [0u8; 4];
+    let encoded = c.encode_utf8(&mut buf).as_bytes();
+    if expected.get(j..j + encoded.len()) != Some(encoded) {
+      return false;
+    }
+    j += encoded.len();
+    i += width;
+  }
+}
+
+/// Whether any of the eight bytes is a backslash (the classic "has zero byte" test on `word ^ 0x5C…`).
+fn has_backslash(word: u64) -> bool {
+  let x = word ^ 0x5C5C_5C5C_5C5C_5C5C;
+  (x.wrapping_sub(0x0101_0101_0101_0101) & !x & 0x8080_8080_8080_8080) != 0
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+  let digits = bytes.get(at..at + 4)?;
+  digits
+    .iter()
+    .try_fold(0u32, |acc, &d| Some(acc * 16 + char::from(d).to_digit(16)?))
 }
 
 /// The numbers a folded result reports in `_meta["frontmcp/result-handle"]` and its guide text.
@@ -427,12 +551,140 @@ impl<'de> Deserialize<'de> for CowStr<'de> {
   }
 }
 
-#[derive(Deserialize)]
+/// A content block: its `type`, and its `text` left as a raw JSON value (not yet unescaped).
 struct Block<'a> {
-  #[serde(rename = "type", borrow, default)]
   kind: Option<Cow<'a, str>>,
-  #[serde(borrow, default)]
-  text: Option<Cow<'a, str>>,
+  text: Option<&'a RawValue>,
+}
+
+/// A content block read in the same pass as the whole result, so a long text is not scanned again. Any JSON value
+/// reads; one that is not a block as `#[derive(Deserialize)]` would read `{ type?: string | null, text?: any }`
+/// (an object with no repeated `type`/`text`, or an array of at most those two in that order; other keys ignored)
+/// is `Err`, which [`inspect`] meets in block order, as it would parsing each block on its own.
+struct LenientBlock<'a>(Result<Block<'a>, ()>);
+
+impl<'a> LenientBlock<'a> {
+  fn of(kind: Option<&'a RawValue>, text: Option<&'a RawValue>) -> Self {
+    let kind = match kind {
+      Some(raw) => serde_json::from_str::<Option<CowStr<'a>>>(raw.get())
+        .map(|kind| kind.map(|kind| kind.0))
+        .map_err(drop),
+      None => Ok(None),
+    };
+    let text = text.filter(|raw| raw.get() != "null");
+    LenientBlock(kind.map(|kind| Block { kind, text }))
+  }
+}
+
+impl<'de> Deserialize<'de> for LenientBlock<'de> {
+  fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    struct BlockVisitor;
+    impl<'de> Visitor<'de> for BlockVisitor {
+      type Value = LenientBlock<'de>;
+      fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+      }
+      fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let (mut kind, mut text, mut unreadable) = (None, None, false);
+        // Keys are taken raw: one that does not decode (a lone surrogate escape) makes this block unreadable,
+        // not the whole result.
+        while let Some(key) = map.next_key::<&'de RawValue>()? {
+          let key = serde_json::from_str::<CowStr>(key.get()).map(|key| key.0);
+          let slot = match key.as_deref() {
+            Ok("type") => &mut kind,
+            Ok("text") => &mut text,
+            other => {
+              unreadable |= other.is_err();
+              map.next_value::<de::IgnoredAny>()?;
+              continue;
+            }
+          };
+          let value: &'de RawValue = map.next_value()?;
+          unreadable |= slot.replace(value).is_some();
+        }
+        if unreadable {
+          return Ok(LenientBlock(Err(())));
+        }
+        Ok(LenientBlock::of(kind, text))
+      }
+      fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let kind: Option<&'de RawValue> = seq.next_element()?;
+        let text: Option<&'de RawValue> = match kind {
+          Some(_) => seq.next_element()?,
+          None => None,
+        };
+        let mut extra = false;
+        while seq.next_element::<de::IgnoredAny>()?.is_some() {
+          extra = true;
+        }
+        if extra {
+          return Ok(LenientBlock(Err(())));
+        }
+        Ok(LenientBlock::of(kind, text))
+      }
+      fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+      fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(LenientBlock(Err(())))
+      }
+    }
+    deserializer.deserialize_any(BlockVisitor)
+  }
+}
+
+/// The top level of a `CallToolResult`: `content` read as its list of raw blocks, every other entry as in
+/// [`Entries`] (duplicate keys refused the same way).
+struct Top<'a> {
+  content: Option<Vec<LenientBlock<'a>>>,
+  entries: Vec<(Cow<'a, str>, &'a RawValue)>,
+}
+
+impl<'de> Deserialize<'de> for Top<'de> {
+  fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+    struct TopVisitor;
+    impl<'de> Visitor<'de> for TopVisitor {
+      type Value = Top<'de>;
+      fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+      }
+      fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut top = Top {
+          content: None,
+          entries: Vec::new(),
+        };
+        while let Some(key) = map.next_key::<CowStr<'de>>()? {
+          let seen = if key.0 == "content" {
+            top.content.is_some()
+          } else {
+            top.entries.iter().any(|(seen, _)| *seen == key.0)
+          };
+          if seen {
+            return Err(de::Error::custom("duplicate key"));
+          }
+          if key.0 == "content" {
+            top.content = Some(map.next_value()?);
+          } else {
+            top.entries.push((key.0, map.next_value()?));
+          }
+        }
+        Ok(top)
+      }
+    }
+    deserializer.deserialize_map(TopVisitor)
+  }
 }
 
 #[cfg(test)]
@@ -763,5 +1015,422 @@ mod tests {
     assert_eq!(member_path(""), "$['']");
     assert_eq!(member_path("a\\b"), "$['a\\\\b']");
     assert_eq!(member_path("a\nb"), "$['a\\u000ab']");
+  }
+
+  /// The slow decision the fast comparison stands in for: decode the literal, compare the strings.
+  fn decodes_to(literal: &str, expected: &str) -> bool {
+    serde_json::from_str::<String>(literal).is_ok_and(|text| text == expected)
+  }
+
+  #[test]
+  fn the_fast_comparison_agrees_with_decoding() {
+    let cases: &[(&str, &str)] = &[
+      (r#""{\"a\":1}""#, r#"{"a":1}"#),
+      (r#""{\"a\":1}""#, r#"{"a":2}"#),
+      (r#""{\"a\":1}""#, r#"{"a":1} "#),
+      (r#""{\"a\":1} ""#, r#"{"a":1}"#),
+      (r#""\u0041\u00e9\u00E9""#, "Aéé"),
+      (r#""\/\b\f\n\r\t\\\"""#, "/\u{8}\u{c}\n\r\t\\\""),
+      (r#""\ud83d\ude00""#, "😀"),
+      (r#""\uD83D\uDE00""#, "😀"),
+      (r#""😀""#, "😀"),
+      (r#""\ud83d""#, "\u{fffd}"),
+      (r#""\ude00""#, "\u{fffd}"),
+      (r#""\ud83d\u0041""#, "\u{fffd}A"),
+      (r#""\ud83dA""#, "\u{fffd}A"),
+      (r#""""#, ""),
+      (r#""""#, "x"),
+      (r#""x""#, ""),
+      (r#""\u00""#, "x"),
+      (r#""ab"#, "ab"),
+      ("7", "7"),
+    ];
+    for (literal, expected) in cases {
+      assert_eq!(
+        literal_decodes_to(literal, expected),
+        decodes_to(literal, expected),
+        "{literal} vs {expected}"
+      );
+    }
+  }
+
+  /// How one character is written in a string literal.
+  fn spell(c: char, way: u8, out: &mut String) {
+    let unit_escapes = |out: &mut String, upper: bool| {
+      let mut units = [0u16; 2];
+      for unit in c.encode_utf16(&mut units) {
+        if upper {
+          out.push_str(&format!("\\u{unit:04X}"));
+        } else {
+          out.push_str(&format!("\\u{unit:04x}"));
+        }
+      }
+    };
+    match (c, way % 4) {
+      ('"', 0 | 1) => out.push_str("\\\""),
+      ('\\', 0 | 1) => out.push_str("\\\\"),
+      ('\n', 0 | 1) => out.push_str("\\n"),
+      ('/', 1) => out.push_str("\\/"),
+      (c, 0 | 1) if (c as u32) < 0x20 => unit_escapes(out, false),
+      (c, 0 | 1) => out.push(c),
+      (_, 2) => unit_escapes(out, false),
+      _ => unit_escapes(out, true),
+    }
+  }
+
+  proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any spelling of any string (raw, short escapes, `\u` in either case, surrogate pairs, lone surrogates)
+    /// against the same string, a changed one, and a prefix: the fast comparison says what decoding says.
+    #[test]
+    fn any_spelling_compares_as_decoded(
+      chars in proptest::collection::vec(
+        proptest::prop_oneof![
+          proptest::char::range('\u{0}', '\u{7f}'),
+          proptest::sample::select(vec!['"', '\\', '/', '\n', 'é', '€', '😀', '\u{2028}']),
+          proptest::char::any(),
+        ],
+        0..24,
+      ),
+      ways in proptest::collection::vec(0u8..4, 24),
+      lone in proptest::option::of((0usize..24, 0xD800u32..0xE000)),
+      change in 0usize..3,
+    ) {
+      let text: String = chars.iter().collect();
+      let mut literal = String::from("\"");
+      for (at, c) in chars.iter().enumerate() {
+        if let Some((where_, unit)) = lone {
+          if where_ == at {
+            literal.push_str(&format!("\\u{unit:04x}"));
+          }
+        }
+        spell(*c, ways[at], &mut literal);
+      }
+      literal.push('"');
+      let expected = match change {
+        0 => text.clone(),
+        1 => format!("{text}x"),
+        _ => text.chars().take(chars.len() / 2).collect(),
+      };
+      proptest::prop_assert_eq!(
+        literal_decodes_to(&literal, &expected),
+        decodes_to(&literal, &expected),
+        "{} vs {}", literal, expected
+      );
+    }
+  }
+
+  #[test]
+  fn texts_spelled_differently_decide_as_before() {
+    let result = |text: &str, structured: &str| {
+      format!(r#"{{"content":[{{"type":"text","text":{text}}}],"structuredContent":{structured}}}"#)
+    };
+    let structured = r#"{"a":"é😀","b":[1,2.5]}"#;
+    // The same JSON text, its characters escaped in other ways: the fast path.
+    for text in [
+      r#""{\"a\":\"é😀\",\"b\":[1,2.5]}""#,
+      r#""{\"a\":\"\u00e9\ud83d\ude00\",\"b\":[1,2.5]}""#,
+      r#""\u007B\"a\":\"\u00E9\uD83D\uDE00\",\"b\":[1,2.5]\u007d""#,
+    ] {
+      assert_eq!(
+        verdict(&result(text, structured)),
+        Verdict::Candidate(Answer::Structured(structured)),
+        "{text}"
+      );
+    }
+    // The same value written otherwise (JSON escapes inside, spaces, number spelling): the slow path agrees.
+    for text in [
+      r#""{\"a\":\"\\u00e9\\ud83d\\ude00\",\"b\":[1,2.5]}""#,
+      r#""{ \"a\": \"é😀\", \"b\": [1.0, 25e-1] }""#,
+    ] {
+      assert_eq!(
+        verdict(&result(text, structured)),
+        Verdict::Candidate(Answer::Structured(structured)),
+        "{text}"
+      );
+    }
+    // Keys in another order, another value, a lone surrogate inside the JSON: says something else.
+    for text in [
+      r#""{\"b\":[1,2.5],\"a\":\"é😀\"}""#,
+      r#""{\"a\":\"é😀\",\"b\":[1,2.6]}""#,
+      r#""{\"a\":\"é\\ud83d\",\"b\":[1,2.5]}""#,
+    ] {
+      passes(&result(text, structured), PassReason::TextDiffers);
+    }
+    // A text that does not decode (a lone surrogate escape) or is not a string: not a CallToolResult we read,
+    // also when a later block would pass it for another reason.
+    for json in [
+      result(r#""{\"a\":\"é\ud83d\",\"b\":[1,2.5]}""#, structured),
+      result(r#""\ude00""#, structured),
+      r#"{"content":[{"type":"text","text":"\ud800"}]}"#.to_string(),
+      r#"{"content":[{"type":"text","text":"\ud800"},{"type":"image"}]}"#.to_string(),
+      r#"{"content":[{"type":"text","text":"\ud800"},{"type":"text","text":"x"}]}"#.to_string(),
+      r#"{"content":[{"type":"image","text":7}]}"#.to_string(),
+      r#"{"content":[{"type":"image","text":"\udc00"}]}"#.to_string(),
+    ] {
+      passes(&json, PassReason::NotACallToolResult);
+    }
+    passes(
+      r#"{"content":[{"type":"text","text":"x"},{"type":"image"},{"type":"text","text":"\ud800"}]}"#,
+      PassReason::NonTextContent,
+    );
+    passes(
+      r#"{"content":[{"type":"image","text":null}]}"#,
+      PassReason::NonTextContent,
+    );
+    // An unreadable block is met in block order, after the result-level rules.
+    passes(
+      r#"{"content":[{"type":"text","text":"x","\ud800":1}],"isError":true}"#,
+      PassReason::IsError,
+    );
+    passes(
+      r#"{"content":[{"type":"image"},{"type":"text","\udc00":1}]}"#,
+      PassReason::NonTextContent,
+    );
+    passes(
+      r#"{"content":[{"type":"text","text":"x","\ud800":1},{"type":"image"}]}"#,
+      PassReason::NotACallToolResult,
+    );
+    assert_eq!(
+      verdict(r#"{"content":[{"type":"text","text":"a\u00e9"}]}"#),
+      Verdict::Candidate(Answer::Text(Cow::Owned("aé".into())))
+    );
+  }
+
+  /// How the engine read a block before it read blocks in the same pass as the result: derived, each block parsed
+  /// on its own from its raw text.
+  #[derive(Deserialize)]
+  struct ReferenceBlock<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+  }
+
+  type Reading = Result<(Option<String>, Option<String>), ()>;
+
+  fn reference_reading(block: &str) -> Reading {
+    serde_json::from_str::<ReferenceBlock>(block)
+      .map(|b| (b.kind.map(Cow::into_owned), b.text.map(Cow::into_owned)))
+      .map_err(drop)
+  }
+
+  /// The lenient block, with its text checked as `inspect` checks it (a string that decodes).
+  fn lenient_reading(block: &str) -> Reading {
+    let lenient: LenientBlock = serde_json::from_str(block).map_err(drop)?;
+    let block = lenient.0?;
+    let text = match block.text {
+      Some(raw) if !raw.get().starts_with('"') => return Err(()),
+      Some(raw) => Some(decode(raw)?.into_owned()),
+      None => None,
+    };
+    Ok((block.kind.map(Cow::into_owned), text))
+  }
+
+  #[test]
+  fn blocks_read_in_one_pass_read_as_each_block_parsed_alone() {
+    for block in [
+      r#"{"type":"text","text":"x"}"#,
+      r#"{"text":"x","type":"text","extra":[1,{"a":2}],"extra":3}"#,
+      r#"{"type":"t\u0065xt","t\u0065xt":"a\u00e9"}"#,
+      r#"{"type":"image","data":"AAAA","mimeType":"image/png"}"#,
+      r#"{"type":"image","text":7}"#,
+      r#"{"type":"image","text":null}"#,
+      r#"{"type":null,"text":"x"}"#,
+      r#"{"type":5,"text":"x"}"#,
+      r#"{"type":"text","text":"x","text":"y"}"#,
+      r#"{"type":"text","type":"text","text":"x"}"#,
+      r#"{"type":"text","text":"\ud800"}"#,
+      r#"{"type":"\ud800","text":"x"}"#,
+      r#"{"type":"text","text":["x"]}"#,
+      r#"{"type":"text","text":{"a":"\ud800"}}"#,
+      r#"{"type":"text","text":"x","\ud800":1}"#,
+      r#"{"\ud800":1,"type":"image"}"#,
+      r#"{"type":"image","other":{"\ud800":1}}"#,
+      r#"{}"#,
+      r#"[]"#,
+      r#"["text"]"#,
+      r#"["text","x"]"#,
+      r#"["image"]"#,
+      r#"["image",7]"#,
+      r#"[null,"x"]"#,
+      r#"["text","x",1]"#,
+      r#"["text","\ud800"]"#,
+      r#""text""#,
+      r#"7"#,
+      r#"-1.5"#,
+      r#"true"#,
+      r#"null"#,
+    ] {
+      assert_eq!(lenient_reading(block), reference_reading(block), "{block}");
+    }
+  }
+
+  /// `inspect` as it was before blocks were read in the result's pass and texts compared raw: the reference the
+  /// current one must agree with on every result.
+  fn reference_inspect(result_json: &str) -> Inspection<'_> {
+    let inner = || -> Result<Inspection<'_>, ()> {
+      let top: Entries = serde_json::from_str(result_json).map_err(drop)?;
+      let (mut content, mut structured, mut is_error) = (None, None, false);
+      let mut meta: Vec<(Cow<str>, &RawValue)> = Vec::new();
+      let mut other_fields = Vec::new();
+      for (key, value) in top.0 {
+        match key.as_ref() {
+          "content" => content = Some(value),
+          "structuredContent" => structured = (value.get() != "null").then_some(value),
+          "isError" => is_error = value.get() == "true",
+          "_meta" => {
+            meta = serde_json::from_str::<Entries>(value.get())
+              .map_err(drop)?
+              .0
+          }
+          _ => other_fields.push((key.into_owned(), value.get().to_string())),
+        }
+      }
+      let blocks: Vec<&RawValue> = serde_json::from_str(content.ok_or(())?.get()).map_err(drop)?;
+      let envelope = Envelope {
+        other_fields,
+        meta: meta
+          .iter()
+          .filter(|(key, _)| key.as_ref() != RESULT_HANDLE_META_KEY)
+          .map(|(key, value)| (key.to_string(), value.get().to_string()))
+          .collect(),
+      };
+      let pass = |reason| {
+        Ok(Inspection {
+          verdict: Verdict::Pass(reason),
+          envelope: Envelope::default(),
+        })
+      };
+      if is_error {
+        return pass(PassReason::IsError);
+      }
+      if meta
+        .iter()
+        .any(|(key, _)| key.as_ref() == RESULT_HANDLE_META_KEY)
+      {
+        return pass(PassReason::AlreadyFolded);
+      }
+      if meta.iter().any(|(key, _)| is_ui_key(key)) {
+        return pass(PassReason::UiAnswer);
+      }
+      let mut texts = Vec::new();
+      for raw in blocks {
+        let block: ReferenceBlock = serde_json::from_str(raw.get()).map_err(drop)?;
+        match (block.kind.as_deref(), block.text) {
+          (Some("text"), Some(text)) => texts.push(text),
+          (Some("text"), None) | (None, _) => return Err(()),
+          (Some(_), _) => return pass(PassReason::NonTextContent),
+        }
+      }
+      if texts.len() > 1 {
+        return pass(PassReason::SeveralTexts);
+      }
+      let answer = match (structured, texts.pop()) {
+        (Some(structured), None) => Answer::Structured(structured.get()),
+        (Some(structured), Some(text)) => {
+          if !repeats(&text, structured.get()) {
+            return pass(PassReason::TextDiffers);
+          }
+          Answer::Structured(structured.get())
+        }
+        (None, Some(text)) => Answer::Text(text),
+        (None, None) => return pass(PassReason::NoAnswer),
+      };
+      Ok(Inspection {
+        verdict: Verdict::Candidate(answer),
+        envelope,
+      })
+    };
+    inner().unwrap_or(Inspection {
+      verdict: Verdict::Pass(PassReason::NotACallToolResult),
+      envelope: Envelope::default(),
+    })
+  }
+
+  /// Pieces results are made of: answers, texts that repeat them in several spellings or do not, blocks of
+  /// every kind, readable or not.
+  const STRUCTURED: &[&str] = &[
+    r#"{"a":"é😀","b":[1,2.5]}"#,
+    r#"[{"x":"q\"uote\\d"},null]"#,
+    r#"{"s":"\ud83d"}"#,
+    "null",
+  ];
+  const TEXTS: &[&str] = &[
+    r#""{\"a\":\"é😀\",\"b\":[1,2.5]}""#,
+    r#""{\"a\":\"\u00e9\ud83d\ude00\",\"b\":[1,2.5]}""#,
+    r#""{ \"a\" : \"\\u00e9😀\", \"b\": [1.0, 25e-1] }""#,
+    r#""{\"b\":[1,2.5],\"a\":\"é😀\"}""#,
+    r#""[{\"x\":\"q\\\"uote\\\\d\"},null]""#,
+    r#""[{\"x\":\"q\\u0022uote\\\\d\"},null]""#,
+    r#""{\"s\":\"\\ud83d\"}""#,
+    r#""{\"s\":\"\ud83d\"}""#,
+    r#""\ud800""#,
+    r#""plain words""#,
+    r#""""#,
+    "7",
+    "null",
+    r#"["x"]"#,
+  ];
+  const OTHER_BLOCKS: &[&str] = &[
+    r#"{"type":"image","data":"AA","mimeType":"image/png"}"#,
+    r#"{"type":"image","text":7}"#,
+    r#"{"type":"resource","text":"\udc00"}"#,
+    r#"{"text":"x"}"#,
+    r#"{"type":"text","type":"text","text":"x"}"#,
+    r#"{"type":"text","text":"x","\ud800":1}"#,
+    r#"["text","x"]"#,
+    r#"["image"]"#,
+    r#"["text","x",1]"#,
+    "5",
+    "null",
+  ];
+  const EXTRAS: &[&str] = &[
+    "",
+    r#","isError":true"#,
+    r#","isError":false"#,
+    r#","_meta":{"trace":1}"#,
+    r#","_meta":{"ui":1}"#,
+    r#","_meta":{"frontmcp/result-handle":{}}"#,
+    r#","_meta":{"\ud800":1}"#,
+    r#","other":[1,{"k":"\ud800"}]"#,
+  ];
+
+  proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Any result built from the pieces above is decided, and its envelope kept, exactly as before.
+    #[test]
+    fn inspect_decides_as_the_reference(
+      blocks in proptest::collection::vec((proptest::bool::ANY, 0usize..64), 0..4),
+      structured in proptest::option::of(0usize..STRUCTURED.len()),
+      extras in proptest::collection::vec(0usize..EXTRAS.len(), 0..3),
+      structured_first in proptest::bool::ANY,
+    ) {
+      let blocks: Vec<String> = blocks
+        .iter()
+        .map(|&(is_text, pick)| {
+          if is_text {
+            format!(r#"{{"type":"text","text":{}}}"#, TEXTS[pick % TEXTS.len()])
+          } else {
+            OTHER_BLOCKS[pick % OTHER_BLOCKS.len()].to_string()
+          }
+        })
+        .collect();
+      let content = format!(r#""content":[{}]"#, blocks.join(","));
+      let structured = structured.map(|at| format!(r#""structuredContent":{}"#, STRUCTURED[at]));
+      let mut json = String::from("{");
+      match (&structured, structured_first) {
+        (Some(structured), true) => json.push_str(&format!("{structured},{content}")),
+        (Some(structured), false) => json.push_str(&format!("{content},{structured}")),
+        (None, _) => json.push_str(&content),
+      }
+      for at in extras {
+        json.push_str(EXTRAS[at]);
+      }
+      json.push('}');
+      proptest::prop_assert_eq!(inspect(&json, None), reference_inspect(&json), "{}", json);
+    }
   }
 }

@@ -96,6 +96,18 @@ enum Node {
 /// `min_span` bytes) or cannot have one (not JSON, nested deeper than 128 levels, or holding a lone surrogate
 /// escape, which the full read repairs).
 pub fn build_index(text: &str, settings: IndexSettings) -> Option<Vec<u8>> {
+  build(text, settings, false)
+}
+
+/// [`build_index`] for a text serde_json has already accepted as exactly one JSON value: the text of a
+/// `RawValue`, such as the `structuredContent` slice `fit::inspect` located (serde_json checks a `RawValue` with
+/// the same grammar check, `ignore_value`, that [`build_index`] runs). The index is the same; only the second
+/// check of the text is skipped. Any other text must go through [`build_index`].
+pub fn build_index_of_raw_value(raw_value_text: &str, settings: IndexSettings) -> Option<Vec<u8>> {
+  build(raw_value_text, settings, true)
+}
+
+fn build(text: &str, settings: IndexSettings, grammar_checked: bool) -> Option<Vec<u8>> {
   if text.len() <= settings.min_span {
     return None;
   }
@@ -111,7 +123,9 @@ pub fn build_index(text: &str, settings: IndexSettings) -> Option<Vec<u8>> {
     return None;
   }
   // The scanner trusts the text's grammar; serde_json checks it exactly as the full read will.
-  serde_json::from_str::<IgnoredAny>(text).ok()?;
+  if !grammar_checked {
+    serde_json::from_str::<IgnoredAny>(text).ok()?;
+  }
   let mut out = Vec::with_capacity(256);
   out.extend_from_slice(MAGIC);
   out.push(INDEX_VERSION);

@@ -292,6 +292,15 @@ proptest! {
   ) {
     let doc = json!({"data": doc.clone(), "list": [doc.clone(), doc]});
     let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
+    // The structuredContent slice fit located (checked by serde_json as a RawValue) indexes the same without the
+    // second check.
+    let result = format!(r#"{{"content":[],"structuredContent":{text}}}"#);
+    let crate::core::fit::Verdict::Candidate(crate::core::fit::Answer::Structured(slice)) =
+      crate::core::fit::inspect(&result, None).verdict
+    else {
+      panic!("a structured candidate");
+    };
+    prop_assert_eq!(build_index_of_raw_value(slice, TINY), build_index(&text, TINY));
     let Some(index) = build_index(&text, TINY) else { return Ok(()) };
     let mut paths = Vec::new();
     containers(&doc, &mut Vec::new(), &mut paths);
