@@ -285,6 +285,17 @@ impl Scan<'_> {
       self.at += width;
       units += count;
     }
+    let checkpoints = self.thinned(checkpoints, first);
+    Some(Some(Node::Text {
+      start: start as u64,
+      end: self.at as u64,
+      units,
+      checkpoints,
+    }))
+  }
+
+  /// The checkpoints kept for a node: at least the first, at most `max_checkpoints`, evenly thinned.
+  fn thinned(&self, mut checkpoints: Vec<(u64, u64)>, first: u64) -> Vec<(u64, u64)> {
     if checkpoints.is_empty() {
       checkpoints.push((0, first));
     }
@@ -293,12 +304,7 @@ impl Scan<'_> {
       let every = checkpoints.len().div_ceil(max);
       checkpoints = checkpoints.into_iter().step_by(every).collect();
     }
-    Some(Some(Node::Text {
-      start: start as u64,
-      end: self.at as u64,
-      units,
-      checkpoints,
-    }))
+    checkpoints
   }
 
   fn array(&mut self, depth: usize) -> Option<Option<Node>> {
@@ -342,14 +348,7 @@ impl Scan<'_> {
     if self.at - start <= self.settings.min_span {
       return Some(None);
     }
-    if checkpoints.is_empty() {
-      checkpoints.push((0, first));
-    }
-    let max = self.settings.max_checkpoints.max(1);
-    if checkpoints.len() > max {
-      let every = checkpoints.len().div_ceil(max);
-      checkpoints = checkpoints.into_iter().step_by(every).collect();
-    }
+    let checkpoints = self.thinned(checkpoints, first);
     Some(Some(Node::Array {
       start: start as u64,
       end: self.at as u64,

@@ -167,8 +167,8 @@ impl<'de> Visitor<'de> for StepVisitor<'_> {
   }
 }
 
-/// Whether an object key is the wanted one, compared without copying it.
-struct KeyIs<'k>(Option<&'k str>);
+/// Whether an object key is the wanted one, compared without copying it (`None` matches no key).
+pub(super) struct KeyIs<'k>(pub(super) Option<&'k str>);
 
 impl<'de> DeserializeSeed<'de> for KeyIs<'_> {
   type Value = bool;

@@ -5,11 +5,12 @@
 
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::path::{PathElement, Step};
+use super::seek::KeyIs;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
 /// The JSON type of a node.
@@ -212,7 +213,7 @@ impl<'de> Visitor<'de> for FindKey<'_> {
 
   fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
     let mut found = None;
-    while let Some(matches) = map.next_key_seed(KeyIs(self.0))? {
+    while let Some(matches) = map.next_key_seed(KeyIs(Some(self.0)))? {
       if matches {
         found = Some(map.next_value::<&'de RawValue>()?);
       } else {
@@ -220,29 +221,6 @@ impl<'de> Visitor<'de> for FindKey<'_> {
       }
     }
     Ok(found)
-  }
-}
-
-/// Compares a key with the wanted one without copying it.
-struct KeyIs<'k>(&'k str);
-
-impl<'de> DeserializeSeed<'de> for KeyIs<'_> {
-  type Value = bool;
-
-  fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
-    deserializer.deserialize_str(self)
-  }
-}
-
-impl<'de> Visitor<'de> for KeyIs<'_> {
-  type Value = bool;
-
-  fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
-    formatter.write_str("an object key")
-  }
-
-  fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<bool, E> {
-    Ok(key == self.0)
   }
 }
 
