@@ -2,10 +2,12 @@
 // index"), and result_query answers a list window from the index and one byte range. Those answers must equal the
 // full read's byte for byte; the index record must open with node:crypto under its own labels; a missing or damaged
 // index must change nothing but speed; another owner must find nothing.
-import { createDecipheriv, hkdfSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
+// @ts-expect-error plain ESM helper without types
+import { INDEX_LABELS, deriveKeys, jsOpen } from '../benchmark/js-record.mjs';
 import { RespClient } from './setup/redis';
 
 const require = createRequire(import.meta.url);
@@ -21,46 +23,9 @@ beforeAll(async () => {
 });
 afterAll(() => redis.close());
 
-// ─── the index labels of docs/record-format.md, with node:crypto ─────────────
-
-function field(value: string | undefined): Buffer {
-  if (value === undefined) return Buffer.from([0]);
-  const bytes = Buffer.from(value, 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(bytes.length);
-  return Buffer.concat([Buffer.from([1]), length, bytes]);
-}
-
-function indexKeys(handle: string, session?: string, subject?: string) {
-  const ikm = Buffer.concat([field(handle), field(session), field(subject)]);
-  const key = (info: string) => Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), Buffer.from(info, 'ascii'), 32));
-  return {
-    recordKey: key('result-handles/v1 index key'),
-    storageKey: key('result-handles/v1 index storage key'),
-  };
-}
-
-/** Opens a version 1 record (one or more chunks) with node:crypto. */
-function jsOpen(record: Buffer, keys: { recordKey: Buffer; storageKey: Buffer }): Buffer {
-  const header = record.subarray(0, 20);
-  const length = Number(record.readBigUInt64BE(12));
-  const chunks = Math.max(1, Math.ceil(length / 65_536));
-  const out: Buffer[] = [];
-  let at = 20;
-  for (let i = 0; i < chunks; i += 1) {
-    const last = i === chunks - 1;
-    const size = last ? length - i * 65_536 : 65_536;
-    const counter = Buffer.alloc(4);
-    counter.writeUInt32BE(i);
-    const nonce = Buffer.concat([record.subarray(5, 12), counter, Buffer.from([last ? 1 : 0])]);
-    const decipher = createDecipheriv('aes-256-gcm', keys.recordKey, nonce);
-    decipher.setAAD(Buffer.concat([header, keys.storageKey]));
-    decipher.setAuthTag(record.subarray(at + size, at + size + 16));
-    out.push(decipher.update(record.subarray(at, at + size)), decipher.final());
-    at += size + 16;
-  }
-  return Buffer.concat(out);
-}
+/** The keys of a handle's path index record (docs/record-format.md, "Path index record"). */
+const indexKeys = (handle: string, session?: string, subject?: string) =>
+  deriveKeys(handle, session, subject, undefined, INDEX_LABELS);
 
 // ─── an engine over Redis ───────────────────────────────────────────────────
 

@@ -1,77 +1,12 @@
 // The record format, checked from outside: node:crypto alone decrypts what the engine seals, and the engine opens
 // what node:crypto seals, both following docs/record-format.md and nothing else.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
+// @ts-expect-error plain ESM helper without types
+import { CHUNK, HEADER, TAG, deriveKeys as derive, jsOpen, jsSeal } from '../benchmark/js-record.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js') as typeof import('../binding');
-
-// ─── docs/record-format.md, written out with node:crypto ────────────────────
-
-const CHUNK = 65_536;
-const HEADER = 20;
-const TAG = 16;
-
-function field(value: string | undefined): Buffer {
-  if (value === undefined) return Buffer.from([0]);
-  const bytes = Buffer.from(value, 'utf8');
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(bytes.length);
-  return Buffer.concat([Buffer.from([1]), length, bytes]);
-}
-
-function derive(handle: string, session?: string, subject?: string, secret?: string) {
-  const ikm = Buffer.concat([field(handle), field(session), field(subject)]);
-  const salt = secret === undefined ? Buffer.alloc(0) : Buffer.from(secret, 'utf8');
-  const key = (info: string) => Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from(info, 'ascii'), 32));
-  return { recordKey: key('result-handles/v1 record key'), storageKey: key('result-handles/v1 storage key') };
-}
-
-function nonce(prefix: Buffer, index: number, last: boolean): Buffer {
-  const counter = Buffer.alloc(4);
-  counter.writeUInt32BE(index);
-  return Buffer.concat([prefix, counter, Buffer.from([last ? 1 : 0])]);
-}
-
-function jsOpen(record: Buffer, keys: ReturnType<typeof derive>): Buffer {
-  if (record.subarray(0, 4).toString('latin1') !== 'RHSR') throw new Error('not a record');
-  if (record[4] !== 1) throw new Error(`unknown version ${record[4]}`);
-  const header = record.subarray(0, HEADER);
-  const prefix = record.subarray(5, 12);
-  const length = Number(record.readBigUInt64BE(12));
-  const chunks = Math.max(1, Math.ceil(length / CHUNK));
-  if (record.length !== HEADER + length + TAG * chunks) throw new Error('bad length');
-  const aad = Buffer.concat([header, keys.storageKey]);
-  const out: Buffer[] = [];
-  let at = HEADER;
-  for (let i = 0; i < chunks; i += 1) {
-    const last = i === chunks - 1;
-    const size = last ? length - i * CHUNK : CHUNK;
-    const decipher = createDecipheriv('aes-256-gcm', keys.recordKey, nonce(prefix, i, last));
-    decipher.setAAD(aad);
-    decipher.setAuthTag(record.subarray(at + size, at + size + TAG));
-    out.push(decipher.update(record.subarray(at, at + size)), decipher.final());
-    at += size + TAG;
-  }
-  return Buffer.concat(out);
-}
-
-function jsSeal(plaintext: Buffer, keys: ReturnType<typeof derive>): Buffer {
-  const prefix = randomBytes(7);
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64BE(BigInt(plaintext.length));
-  const header = Buffer.concat([Buffer.from('RHSR', 'latin1'), Buffer.from([1]), prefix, length]);
-  const aad = Buffer.concat([header, keys.storageKey]);
-  const chunks = Math.max(1, Math.ceil(plaintext.length / CHUNK));
-  const parts = [header];
-  for (let i = 0; i < chunks; i += 1) {
-    const cipher = createCipheriv('aes-256-gcm', keys.recordKey, nonce(prefix, i, i === chunks - 1));
-    cipher.setAAD(aad);
-    parts.push(cipher.update(plaintext.subarray(i * CHUNK, (i + 1) * CHUNK)), cipher.final(), cipher.getAuthTag());
-  }
-  return Buffer.concat(parts);
-}
 
 function answer(bytes: number): Buffer {
   const text = JSON.stringify({

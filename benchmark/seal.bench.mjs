@@ -2,76 +2,24 @@
 // Native sealing vs the same record format written with node:crypto (the plain-JS baseline), record overhead, and a
 // Redis round trip for a 1 MB answer (native store vs node:crypto + a plain RESP client). Starts its own redis-server
 // on a loopback port. Run after a build: `node benchmark/seal.bench.mjs` (release build for real figures).
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 
+import { deriveKeys, jsOpen as openRecord, jsSeal as sealRecord } from './js-record.mjs';
 import { fixed, interleaved, startRedis } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js');
 
-// ─── baseline: docs/record-format.md with node:crypto ───────────────────────
+// ─── baseline: docs/record-format.md with node:crypto (js-record.mjs) ───────
 
-const CHUNK = 65_536;
-const field = (value) => {
-  if (value === undefined) return Buffer.from([0]);
-  const bytes = Buffer.from(value);
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(bytes.length);
-  return Buffer.concat([Buffer.from([1]), len, bytes]);
-};
-function jsKeys(handle, session, subject) {
-  const ikm = Buffer.concat([field(handle), field(session), field(subject)]);
-  const key = (info) => Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), info, 32));
-  return { recordKey: key('result-handles/v1 record key'), storageKey: key('result-handles/v1 storage key') };
-}
-const nonce = (prefix, i, last) => {
-  const n = Buffer.alloc(12);
-  prefix.copy(n, 0);
-  n.writeUInt32BE(i, 7);
-  n[11] = last ? 1 : 0;
-  return n;
-};
+/** Seals for `(handle, session)` as the native store does: `{ storageKey (hex), record }`. */
 function jsSeal(handle, session, plaintext) {
-  const keys = jsKeys(handle, session, undefined);
-  const prefix = randomBytes(7);
-  const header = Buffer.alloc(20);
-  header.write('RHSR', 0, 'latin1');
-  header[4] = 1;
-  prefix.copy(header, 5);
-  header.writeBigUInt64BE(BigInt(plaintext.length), 12);
-  const aad = Buffer.concat([header, keys.storageKey]);
-  const chunks = Math.max(1, Math.ceil(plaintext.length / CHUNK));
-  const parts = [header];
-  for (let i = 0; i < chunks; i += 1) {
-    const cipher = createCipheriv('aes-256-gcm', keys.recordKey, nonce(prefix, i, i === chunks - 1));
-    cipher.setAAD(aad);
-    parts.push(cipher.update(plaintext.subarray(i * CHUNK, (i + 1) * CHUNK)), cipher.final(), cipher.getAuthTag());
-  }
-  return { storageKey: keys.storageKey.toString('hex'), record: Buffer.concat(parts) };
+  const keys = deriveKeys(handle, session, undefined);
+  return { storageKey: keys.storageKey.toString('hex'), record: sealRecord(plaintext, keys) };
 }
-function jsOpen(handle, session, record) {
-  const keys = jsKeys(handle, session, undefined);
-  const header = record.subarray(0, 20);
-  const prefix = record.subarray(5, 12);
-  const length = Number(record.readBigUInt64BE(12));
-  const chunks = Math.max(1, Math.ceil(length / CHUNK));
-  const aad = Buffer.concat([header, keys.storageKey]);
-  const out = [];
-  let at = 20;
-  for (let i = 0; i < chunks; i += 1) {
-    const last = i === chunks - 1;
-    const size = last ? length - i * CHUNK : CHUNK;
-    const decipher = createDecipheriv('aes-256-gcm', keys.recordKey, nonce(prefix, i, last));
-    decipher.setAAD(aad);
-    decipher.setAuthTag(record.subarray(at + size, at + size + 16));
-    out.push(decipher.update(record.subarray(at, at + size)), decipher.final());
-    at += size + 16;
-  }
-  return Buffer.concat(out);
-}
+const jsOpen = (handle, session, record) => openRecord(record, deriveKeys(handle, session, undefined));
 
 // ─── timing: interleaved, median ────────────────────────────────────────────
 
