@@ -3,6 +3,30 @@
 //! Fold (sizes, canonical text) and query (answers) both print through here, so a value reads and measures the same
 //! everywhere.
 
+/// The type of a JSON value. `name` is the word the shape and the messages use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+  Object,
+  Array,
+  String,
+  Number,
+  Boolean,
+  Null,
+}
+
+impl Kind {
+  pub(crate) fn name(self) -> &'static str {
+    match self {
+      Kind::Object => "object",
+      Kind::Array => "array",
+      Kind::String => "string",
+      Kind::Number => "number",
+      Kind::Boolean => "boolean",
+      Kind::Null => "null",
+    }
+  }
+}
+
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Appends `\uXXXX` for one UTF-16 unit (lowercase hex, as JS writes it).

@@ -207,7 +207,7 @@ fn not_found<'a, D: Doc<'a>>(parent: D, elements: &[path::PathElement]) -> CoreR
       "a string (no keys or items; page through it with offset and limit)".to_string()
     }
     Kind::Number => "a number".to_string(),
-    Kind::Bool => "a boolean".to_string(),
+    Kind::Boolean => "a boolean".to_string(),
     Kind::Null => "null".to_string(),
   };
   Ok(

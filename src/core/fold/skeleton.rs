@@ -19,29 +19,9 @@ pub(crate) const MAX_KEY_UNITS: usize = 1024;
 /// Rough bookkeeping cost of one kept node, in budget bytes.
 const NODE_COST: usize = 16;
 
-/// The JSON type of a value, in the words the shape uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-  Object,
-  Array,
-  String,
-  Number,
-  Boolean,
-  Null,
-}
+pub(crate) use crate::core::jsjson::Kind;
 
 impl Kind {
-  pub fn name(self) -> &'static str {
-    match self {
-      Kind::Object => "object",
-      Kind::Array => "array",
-      Kind::String => "string",
-      Kind::Number => "number",
-      Kind::Boolean => "boolean",
-      Kind::Null => "null",
-    }
-  }
-
   fn of(event: &Event<'_>) -> Kind {
     match event {
       Event::ObjectStart => Kind::Object,

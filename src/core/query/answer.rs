@@ -167,7 +167,7 @@ pub(crate) fn answer(
         let what = match kind {
           Kind::Object => "an object",
           Kind::Number => "a number",
-          Kind::Bool => "a boolean",
+          Kind::Boolean => "a boolean",
           _ => "null",
         };
         return Err(

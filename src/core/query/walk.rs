@@ -13,16 +13,7 @@ use super::path::{PathElement, Step};
 use super::seek::KeyIs;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
-/// The JSON type of a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-  Object,
-  Array,
-  String,
-  Number,
-  Bool,
-  Null,
-}
+pub(crate) use crate::core::jsjson::Kind;
 
 /// A node the walker can step into.
 pub(crate) trait Doc<'a>: Copy + Sized {
@@ -99,7 +90,7 @@ impl<'a> Doc<'a> for &'a Value {
       Value::Array(_) => Kind::Array,
       Value::String(_) => Kind::String,
       Value::Number(_) => Kind::Number,
-      Value::Bool(_) => Kind::Bool,
+      Value::Bool(_) => Kind::Boolean,
       Value::Null => Kind::Null,
     }
   }
@@ -130,7 +121,7 @@ impl<'a> Doc<'a> for &'a RawValue {
       Some(b'{') => Kind::Object,
       Some(b'[') => Kind::Array,
       Some(b'"') => Kind::String,
-      Some(b't' | b'f') => Kind::Bool,
+      Some(b't' | b'f') => Kind::Boolean,
       Some(b'n') => Kind::Null,
       _ => Kind::Number,
     }
