@@ -6,8 +6,11 @@
 //!
 //! Run: `cargo bench --target x86_64-unknown-linux-gnu --bench fit_breakdown`. Prints medians; asserts nothing.
 
+mod support;
+
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+
+use support::median_time;
 
 use result_handles_native::core::fit::{self, Answer, Envelope, FoldFacts, Verdict};
 use result_handles_native::core::fold::{fold_answer, AnswerSource, FoldOutcome, FoldSettings};
@@ -17,21 +20,8 @@ use result_handles_native::core::query::index::{
 use result_handles_native::core::seal::Owner;
 use result_handles_native::core::store::seal_record;
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-  samples.sort();
-  samples[samples.len() / 2]
-}
-
-fn measure(label: &str, runs: usize, mut work: impl FnMut() -> usize) -> f64 {
-  black_box(work());
-  let samples: Vec<Duration> = (0..runs)
-    .map(|_| {
-      let started = Instant::now();
-      black_box(work());
-      started.elapsed()
-    })
-    .collect();
-  let ms = median(samples).as_secs_f64() * 1e3;
+fn measure(label: &str, runs: usize, work: impl FnMut() -> usize) -> f64 {
+  let ms = median_time(runs, 1, work).as_secs_f64() * 1e3;
   println!("  {label:<44} {ms:>9.2} ms");
   ms
 }

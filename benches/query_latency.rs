@@ -4,30 +4,18 @@
 //!
 //! Run: `cargo bench --target x86_64-unknown-linux-gnu --bench query_latency`. Prints medians; asserts nothing.
 
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+mod support;
+
+use std::time::Duration;
+
+use support::median_time;
 
 use result_handles_native::core::query::index::{answer_range, build_index, plan, IndexSettings};
 use result_handles_native::core::query::{run_query, run_query_value, QueryArgs};
 use serde_json::{json, Value};
 
-fn median(mut samples: Vec<Duration>) -> Duration {
-  samples.sort();
-  samples[samples.len() / 2]
-}
-
-fn measure(label: &str, runs: usize, mut work: impl FnMut() -> usize) -> Duration {
-  for _ in 0..3 {
-    black_box(work());
-  }
-  let samples: Vec<Duration> = (0..runs)
-    .map(|_| {
-      let started = Instant::now();
-      black_box(work());
-      started.elapsed()
-    })
-    .collect();
-  let m = median(samples);
+fn measure(label: &str, runs: usize, work: impl FnMut() -> usize) -> Duration {
+  let m = median_time(runs, 3, work);
   println!(
     "{label:<62} median {:>10.3} ms  ({runs} runs)",
     m.as_secs_f64() * 1e3
