@@ -110,6 +110,31 @@ impl Writer<'_> {
     self.push("\":")
   }
 
+  /// Writes the entries of `object` a preview or shape shows (at most `keys`, keys that fit), each value with
+  /// `value`; returns how many it wrote.
+  fn entries(
+    &mut self,
+    object: &ObjectNode,
+    mut value: impl FnMut(&mut Self, &Node) -> Step,
+  ) -> Result<usize, Overflow> {
+    let mut shown = 0;
+    for entry in &object.entries {
+      if shown == self.p.keys {
+        break;
+      }
+      if !self.key_fits(&entry.key) {
+        continue;
+      }
+      if shown > 0 {
+        self.push(",")?;
+      }
+      self.key(&entry.key)?;
+      value(self, &entry.value)?;
+      shown += 1;
+    }
+    Ok(shown)
+  }
+
   fn truncated(&mut self) -> Step {
     self.marked = true;
     self.push(",\"truncated\":true")
@@ -147,21 +172,7 @@ impl Writer<'_> {
           return self.push("{}");
         }
         self.push("{")?;
-        let mut shown = 0;
-        for entry in &object.entries {
-          if shown == self.p.keys {
-            break;
-          }
-          if !self.key_fits(&entry.key) {
-            continue;
-          }
-          if shown > 0 {
-            self.push(",")?;
-          }
-          self.key(&entry.key)?;
-          self.preview(&entry.value, depth + 1)?;
-          shown += 1;
-        }
+        let shown = self.entries(object, |this, value| this.preview(value, depth + 1))?;
         self.marked |= shown < object.len;
         self.push("}")
       }
@@ -294,21 +305,7 @@ impl Writer<'_> {
       return self.push("}");
     }
     self.push("{\"type\":\"object\",\"keys\":{")?;
-    let mut shown = 0;
-    for entry in &object.entries {
-      if shown == self.p.keys {
-        break;
-      }
-      if !self.key_fits(&entry.key) {
-        continue;
-      }
-      if shown > 0 {
-        self.push(",")?;
-      }
-      self.key(&entry.key)?;
-      self.shape(&entry.value, depth + 1)?;
-      shown += 1;
-    }
+    let shown = self.entries(object, |this, value| this.shape(value, depth + 1))?;
     self.push("}")?;
     if shown < object.len {
       self.push(",\"keyCount\":")?;
