@@ -4,6 +4,7 @@
 // Everything that decides lives in the native engine (fit.rs, fold.rs, store.rs, query.rs); this file only orders
 // the steps, calls the JS-side pieces a host owns (foldPolicy, output-schema admission) and turns outcomes into
 // logs. It never reads, measures or rewrites an answer itself.
+import * as native from '../native';
 import { type Owner } from './owner';
 import { Warnings } from './logger';
 
@@ -70,13 +71,7 @@ export interface CodedFailure {
 }
 
 /** Codes a caller can cause; anything else is reported as an internal fault with a generic message. */
-const PUBLIC_CODES = new Set([
-  'RESULT_HANDLE_NOT_FOUND',
-  'RESULT_PATH_NOT_FOUND',
-  'RESULT_SLICE_TOO_LARGE',
-  'INVALID_INPUT',
-  'RESULT_STORE_UNAVAILABLE',
-]);
+const PUBLIC_CODES: ReadonlySet<string> = new Set(native.queryPublicErrorCodes());
 
 /** The code and public text of a failure thrown by the engine. */
 export function codedFailure(error: unknown): CodedFailure {

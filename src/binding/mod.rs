@@ -21,6 +21,17 @@ pub fn engine_version() -> String {
   env!("CARGO_PKG_VERSION").to_string()
 }
 
+/// The error codes a `result_query` caller may see as they are; hosts report any other failure as an internal
+/// fault with a generic message.
+#[napi]
+pub fn query_public_error_codes() -> Vec<&'static str> {
+  ErrorCode::ALL
+    .into_iter()
+    .filter(|code| code.is_public_to_query_callers())
+    .map(ErrorCode::as_str)
+    .collect()
+}
+
 /// Environment variable that switches the test hooks on when it is `1` at call time.
 const TEST_HOOKS_ENV: &str = "RESULT_HANDLES_TEST_HOOKS";
 

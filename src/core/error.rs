@@ -45,6 +45,34 @@ impl ErrorCode {
   }
 }
 
+impl ErrorCode {
+  /// Every code, in declaration order.
+  pub const ALL: [ErrorCode; 9] = [
+    ErrorCode::Configuration,
+    ErrorCode::HandleNotFound,
+    ErrorCode::PathNotFound,
+    ErrorCode::SliceTooLarge,
+    ErrorCode::InvalidInput,
+    ErrorCode::StoreUnavailable,
+    ErrorCode::StoreWriteFailed,
+    ErrorCode::BrowserStoreUnavailable,
+    ErrorCode::Internal,
+  ];
+
+  /// Whether a `result_query` caller may see this error as it is: failures the caller's arguments or the kept
+  /// answer's state explain. Anything else reaches a model only as a generic internal fault.
+  pub const fn is_public_to_query_callers(self) -> bool {
+    matches!(
+      self,
+      ErrorCode::HandleNotFound
+        | ErrorCode::PathNotFound
+        | ErrorCode::SliceTooLarge
+        | ErrorCode::InvalidInput
+        | ErrorCode::StoreUnavailable
+    )
+  }
+}
+
 impl AsRef<str> for ErrorCode {
   fn as_ref(&self) -> &str {
     self.as_str()
@@ -109,5 +137,24 @@ mod tests {
       "limit must be 1..100000. Pass a smaller limit."
     );
     assert_eq!(error.code.as_str(), "INVALID_INPUT");
+  }
+
+  #[test]
+  fn query_callers_see_their_own_failures_only() {
+    let public: Vec<&str> = ErrorCode::ALL
+      .into_iter()
+      .filter(|code| code.is_public_to_query_callers())
+      .map(ErrorCode::as_str)
+      .collect();
+    assert_eq!(
+      public,
+      [
+        "RESULT_HANDLE_NOT_FOUND",
+        "RESULT_PATH_NOT_FOUND",
+        "RESULT_SLICE_TOO_LARGE",
+        "INVALID_INPUT",
+        "RESULT_STORE_UNAVAILABLE"
+      ]
+    );
   }
 }
