@@ -11,11 +11,9 @@ use super::*;
 
 // ─── public vectors ─────────────────────────────────────────────────────────
 
+/// The vendored suites (tests/vectors/, with their licenses): a clone carries every file its tests read.
 fn vectors_dir() -> PathBuf {
-  match std::env::var_os("RESULT_HANDLES_VECTORS") {
-    Some(dir) => PathBuf::from(dir),
-    None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vectors"),
-  }
+  PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
 }
 
 fn load_suite(name: &str) -> Value {
