@@ -7,7 +7,7 @@
 // reads back only from its own session (and subject).
 import { randomUUID } from 'node:crypto';
 
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './core/admission';

@@ -17,9 +17,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::options::MAX_TTL_SECONDS;
 pub use crate::core::seal::Owner;
 use crate::core::seal::{self, RecordHeader, RecordKeys, ServerSecret, HEADER_LEN};
-use config::{BackendConfig, MemoryConfig, StorageConfig, MAX_TTL_SECONDS};
+use config::{BackendConfig, MemoryConfig, StorageConfig};
 
 /// The longest any store call may take before it fails with `RESULT_STORE_UNAVAILABLE`.
 pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(10);
@@ -319,7 +320,8 @@ pub fn settings_problems(namespace: Option<&str>, ttl_seconds: Option<f64>) -> V
   problems
 }
 
-/// The problem with a store TTL, if any: it must be a whole number of seconds from 1 to `MAX_TTL_SECONDS`.
+/// The problem with a store TTL, if any: it must be a whole number of seconds from 1 to `MAX_TTL_SECONDS`, the
+/// same cap as the plugin's `ttlSeconds` option (one year), so a store accepts exactly what the options accept.
 pub fn ttl_problem(ttl_seconds: Option<f64>) -> Option<String> {
   let ttl_ok = ttl_seconds
     .is_some_and(|ttl| ttl.fract() == 0.0 && ttl >= 1.0 && ttl <= MAX_TTL_SECONDS as f64);
