@@ -28,7 +28,7 @@ function esmSpecifier(file, specifier) {
   return `${bare}.mjs`;
 }
 
-const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*)(['"])([^'"]+)\2/g;
+const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|^import\s+)(['"])([^'"]+)\2/gm;
 
 let written = 0;
 for (const file of declarationFiles(distDir)) {
