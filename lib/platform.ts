@@ -1,9 +1,10 @@
 // ─── Which prebuilt addon this machine needs ─────────────────────────────────
 //
-// The addon ships in one npm package per platform (npm/<platform>/, listed in this package's optionalDependencies,
-// the napi-rs layout); npm installs only the one matching the machine. The loader napi-rs generates (binding.js)
-// says "npm has a bug related to optional dependencies" whenever none loads, which is wrong when the platform has
-// no prebuilt addon at all. This check runs first and says what is true: which platforms exist, or which package
+// The addon ships in one npm package per platform (npm/<platform>/, the napi-rs layout): `napi pre-publish` lists
+// them in the published package's optionalDependencies, and npm installs only the one matching the machine. The
+// loader napi-rs generates (binding.js) says "npm has a bug related to optional dependencies" whenever none loads,
+// which is wrong when the platform has no prebuilt addon at all. This check runs first and says what is true: which
+// platforms exist (package.json `napi.targets`, the one list the build and the packaging read too), or which package
 // is missing.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,8 +14,7 @@ const PACKAGE_ROOT = join(__dirname, '..');
 interface PackageManifest {
   name: string;
   version: string;
-  napi: { binaryName: string };
-  optionalDependencies?: Record<string, string>;
+  napi: { binaryName: string; targets: string[] };
 }
 
 /** napi-rs's platform name: `<platform>-<arch>[-<abi>]`, e.g. `linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`. */
@@ -22,6 +22,23 @@ export function platformName(platform: string, arch: string, libc: 'gnu' | 'musl
   if (platform === 'linux') return `${platform}-${arch}-${libc ?? 'gnu'}`;
   if (platform === 'win32') return `${platform}-${arch}-msvc`;
   return `${platform}-${arch}`;
+}
+
+/** Rust's names for what Node calls `process.arch` and `process.platform`. */
+const NODE_ARCH: Record<string, string> = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' };
+const NODE_PLATFORM: Record<string, string> = {
+  linux: 'linux',
+  darwin: 'darwin',
+  windows: 'win32',
+  freebsd: 'freebsd',
+};
+
+/** The napi-rs platform name of a Rust target triple: `x86_64-unknown-linux-gnu` → `linux-x64-gnu`. */
+export function platformOfTarget(triple: string): string {
+  const [arch, , system, abi] = triple.split('-');
+  const name = [NODE_PLATFORM[system] ?? system, NODE_ARCH[arch] ?? arch];
+  if (abi && system !== 'darwin') name.push(abi);
+  return name.join('-');
 }
 
 /** The C library of this Linux machine: glibc reports its version in the process report, musl does not. */
@@ -35,13 +52,9 @@ function currentLibc(): 'gnu' | 'musl' | undefined {
   }
 }
 
-/** The platforms a prebuilt addon exists for: the per-platform packages in optionalDependencies. */
+/** The platforms a prebuilt addon exists for. */
 export function prebuiltPlatforms(manifest: PackageManifest): string[] {
-  const prefix = `${manifest.name}-`;
-  return Object.keys(manifest.optionalDependencies ?? {})
-    .filter((name) => name.startsWith(prefix))
-    .map((name) => name.slice(prefix.length))
-    .sort();
+  return manifest.napi.targets.map(platformOfTarget).sort();
 }
 
 /** An error with a stable code and a remedy, like every error of this package. */

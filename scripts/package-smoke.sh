@@ -16,13 +16,28 @@ installed_version() { node -p "JSON.parse(require('fs').readFileSync('node_modul
 sdk_version=$(installed_version @modelcontextprotocol/sdk)
 zod4_version=$(installed_version zod)
 
-echo "[pack] the addon into its platform package (napi artifacts), then both tarballs"
+# As a release does it: `napi artifacts` puts the addon into its platform package, `napi pre-publish` lists the
+# platform packages in optionalDependencies (here in a staging copy, and without publishing: a release drops
+# --skip-optional-publish and publishes them first), then both are packed.
+echo "[pack] the addon into its platform package, the main package staged with its optionalDependencies"
 npx napi artifacts --output-dir . --npm-dir npm
+mkdir -p "$work/stage" "$work/out"
 npm pack --silent --pack-destination "$work" >/dev/null
-(cd npm/linux-x64-gnu && npm pack --silent --pack-destination "$work" >/dev/null)
-main_tgz="$work/$name-$version.tgz"
-platform_tgz="$work/$name-linux-x64-gnu-$version.tgz"
+tar xzf "$work/$name-$version.tgz" -C "$work/stage" --strip-components=1
+rm "$work/$name-$version.tgz"
+cp -r npm "$work/stage/npm"
+(cd "$work/stage" && "$root/node_modules/.bin/napi" pre-publish -t npm --skip-optional-publish --no-gh-release)
+npm pack --silent --pack-destination "$work/out" "$work/stage" >/dev/null
+(cd npm/linux-x64-gnu && npm pack --silent --pack-destination "$work/out" >/dev/null)
+main_tgz="$work/out/$name-$version.tgz"
+platform_tgz="$work/out/$name-linux-x64-gnu-$version.tgz"
 ls -l "$main_tgz" "$platform_tgz"
+
+optional=$(tar xzf "$main_tgz" -O package/package.json | node -p "JSON.stringify(JSON.parse(require('fs').readFileSync(0, 'utf8')).optionalDependencies)")
+if [ "$optional" != "{\"$name-linux-x64-gnu\":\"$version\"}" ]; then
+  echo "[pack] the main package must list its platform package in optionalDependencies, got $optional" >&2
+  exit 1
+fi
 
 if tar tzf "$main_tgz" | grep -q '\.node$'; then
   echo "[pack] the main tarball must not carry a .node (it comes from the platform package)" >&2
