@@ -68,7 +68,7 @@ smoke_app() { # <dir> <module type> <zod version> <script>
   local dir="$work/$1"
   mkdir -p "$dir"
   printf '{ "name": "smoke-%s", "private": true, "type": "%s" }\n' "$1" "$2" >"$dir/package.json"
-  cp "$root/scripts/smoke/$4" "$dir/"
+  cp "$root/scripts/smoke/$4" "$root/scripts/smoke/orders-server.cjs" "$dir/"
   (
     cd "$dir"
     export PATH="$no_rust_path"
