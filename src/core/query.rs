@@ -15,6 +15,7 @@ mod answer;
 mod args;
 pub mod index;
 mod json;
+mod node;
 mod path;
 mod seek;
 mod walk;
@@ -29,6 +30,7 @@ use seek::{seek, Terminal};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
+pub use node::node_json;
 pub use path::PathForm;
 
 /// The deepest container nesting `result_query` reads (serde_json's recursion limit: `[[…]]` 127 deep reads, 128
