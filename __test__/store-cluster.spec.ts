@@ -1,15 +1,14 @@
 // The store on a real Redis Cluster (3 masters, 3 replicas, redis-server processes on loopback ports): folds and
 // queries spread over the masters, range reads through the path index, two server processes sharing the cluster,
 // and a master killed mid-run.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { seedOrders, startHost, TOKENS } from './fixtures/mcp-host.mjs';
+import { seedOrders, spawnHostProcess, startHost, TOKENS } from './fixtures/mcp-host.mjs';
 import { startRedisCluster } from './setup/redis-cluster.mjs';
 
 type Result = {
@@ -117,23 +116,12 @@ describe('Redis Cluster store', () => {
   });
 
   it('two server processes share the cluster: a handle reads on the other, for the same caller only', async () => {
-    const script = fileURLToPath(new URL('./fixtures/mcp-host.mjs', import.meta.url));
     const children: ChildProcess[] = [];
-    const spawnHost = () =>
-      new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, [script], {
-          env: { ...process.env, RESULT_HANDLES_E2E_OPTIONS: JSON.stringify(options()) },
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        children.push(child);
-        let out = '';
-        child.stdout!.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const match = /PORT (\d+)/.exec(out);
-          if (match) resolve(`http://127.0.0.1:${match[1]}/mcp`);
-        });
-        child.on('exit', (code) => reject(new Error(`host exited with ${code}`)));
-      });
+    const spawnHost = async () => {
+      const { url, child } = await spawnHostProcess(options());
+      children.push(child);
+      return url;
+    };
     try {
       const [first, second] = await Promise.all([spawnHost(), spawnHost()]);
       const writer = await connect(first);

@@ -326,38 +326,73 @@ fn check_reference_limits(
   limits: &mut HandleReferenceLimits,
   problems: &mut Vec<String>,
 ) {
+  let example = format!(
+    "{{ maxReferences: {DEFAULT_MAX_HANDLE_REFERENCES}, maxBytes: {DEFAULT_MAX_RESOLVED_BYTES} }}"
+  );
+  let name = "handleReferenceLimits";
+  let Some(fields) = sub_options(value, name, &example, &KNOWN_REFERENCE_LIMIT_KEYS, problems)
+  else {
+    return;
+  };
+  if let Some(n) = whole_field(
+    fields,
+    name,
+    "maxReferences",
+    MAX_HANDLE_REFERENCES,
+    problems,
+  ) {
+    limits.max_references = n;
+  }
+  if let Some(n) = whole_field(fields, name, "maxBytes", MAX_RESOLVED_BYTES, problems) {
+    limits.max_bytes = n;
+  }
+}
+
+/// The fields of an object option (`preview`, `handleReferenceLimits`), naming what is not one and unknown keys.
+fn sub_options<'a>(
+  value: &'a Value,
+  name: &str,
+  example: &str,
+  known: &[&str],
+  problems: &mut Vec<String>,
+) -> Option<&'a Map<String, Value>> {
   let fields = match value {
     Value::Object(fields) if !is_marker(value) => fields,
     other => {
       problems.push(format!(
-        "handleReferenceLimits: must be an object like {{ maxReferences: {DEFAULT_MAX_HANDLE_REFERENCES}, maxBytes: {DEFAULT_MAX_RESOLVED_BYTES} }} (got {}).",
+        "{name}: must be an object like {example} (got {}).",
         describe(other)
       ));
-      return;
+      return None;
     }
   };
-  for name in fields.keys() {
-    if !KNOWN_REFERENCE_LIMIT_KEYS.contains(&name.as_str()) && !is_undefined(&fields[name]) {
+  for key in fields.keys() {
+    if !known.contains(&key.as_str()) && !is_undefined(&fields[key]) {
       problems.push(format!(
-        "handleReferenceLimits.{}: unknown option; handleReferenceLimits takes maxReferences and maxBytes.",
-        quote_name(name)
+        "{name}.{}: unknown option; {name} takes {}.",
+        quote_name(key),
+        known.join(" and ")
       ));
     }
   }
-  if let Some(count) = given(fields, "maxReferences") {
-    match whole_in_range(count, 1, MAX_HANDLE_REFERENCES) {
-      Ok(n) => limits.max_references = n,
-      Err(got) => problems.push(format!(
-        "handleReferenceLimits.maxReferences: must be a whole number from 1 to {MAX_HANDLE_REFERENCES} (got {got})."
-      )),
-    }
-  }
-  if let Some(bytes) = given(fields, "maxBytes") {
-    match whole_in_range(bytes, 1, MAX_RESOLVED_BYTES) {
-      Ok(n) => limits.max_bytes = n,
-      Err(got) => problems.push(format!(
-        "handleReferenceLimits.maxBytes: must be a whole number from 1 to {MAX_RESOLVED_BYTES} (got {got})."
-      )),
+  Some(fields)
+}
+
+/// `{name}.{key}`, a whole number from 1 to `max`, when given.
+fn whole_field(
+  fields: &Map<String, Value>,
+  name: &str,
+  key: &str,
+  max: u64,
+  problems: &mut Vec<String>,
+) -> Option<u64> {
+  match whole_in_range(given(fields, key)?, 1, max) {
+    Ok(n) => Some(n),
+    Err(got) => {
+      problems.push(format!(
+        "{name}.{key}: must be a whole number from 1 to {max} (got {got})."
+      ));
+      None
     }
   }
 }
@@ -373,39 +408,15 @@ pub fn problems_message(problems: &[String]) -> String {
 }
 
 fn check_preview(value: &Value, preview: &mut PreviewOptions, problems: &mut Vec<String>) {
-  let fields = match value {
-    Value::Object(fields) if !is_marker(value) => fields,
-    other => {
-      problems.push(format!(
-        "preview: must be an object like {{ items: {DEFAULT_PREVIEW_ITEMS}, chars: {DEFAULT_PREVIEW_CHARS} }} (got {}).",
-        describe(other)
-      ));
-      return;
-    }
+  let example = format!("{{ items: {DEFAULT_PREVIEW_ITEMS}, chars: {DEFAULT_PREVIEW_CHARS} }}");
+  let Some(fields) = sub_options(value, "preview", &example, &KNOWN_PREVIEW_KEYS, problems) else {
+    return;
   };
-  for name in fields.keys() {
-    if !KNOWN_PREVIEW_KEYS.contains(&name.as_str()) && !is_undefined(&fields[name]) {
-      problems.push(format!(
-        "preview.{}: unknown option; preview takes items and chars.",
-        quote_name(name)
-      ));
-    }
+  if let Some(n) = whole_field(fields, "preview", "items", MAX_PREVIEW_ITEMS, problems) {
+    preview.items = n;
   }
-  if let Some(items) = given(fields, "items") {
-    match whole_in_range(items, 1, MAX_PREVIEW_ITEMS) {
-      Ok(n) => preview.items = n,
-      Err(got) => problems.push(format!(
-        "preview.items: must be a whole number from 1 to {MAX_PREVIEW_ITEMS} (got {got})."
-      )),
-    }
-  }
-  if let Some(chars) = given(fields, "chars") {
-    match whole_in_range(chars, 1, MAX_PREVIEW_CHARS) {
-      Ok(n) => preview.chars = n,
-      Err(got) => problems.push(format!(
-        "preview.chars: must be a whole number from 1 to {MAX_PREVIEW_CHARS} (got {got})."
-      )),
-    }
+  if let Some(n) = whole_field(fields, "preview", "chars", MAX_PREVIEW_CHARS, problems) {
+    preview.chars = n;
   }
 }
 

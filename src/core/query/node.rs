@@ -7,10 +7,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::json::{replace_lone_surrogates, write_str, write_value};
-use super::not_found;
+use super::nothing_at;
 use super::path::{check_query_cost, parse_path, ParsedPath};
 use super::seek::{seek, Terminal};
-use super::walk::{unreadable, walk, Walked};
+use super::walk::unreadable;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
 /// The node `path` names in the answer's JSON text (UTF-8), as JSON text. A JSONPath query that can select several
@@ -64,15 +64,7 @@ fn node_in(text: &str, parsed: ParsedPath) -> CoreResult<String> {
         write_value(&mut out, &value, None);
         Ok(out)
       }
-      None => {
-        let root: &RawValue = serde_json::from_str(text).map_err(unreadable)?;
-        match walk(root, &steps)? {
-          Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
-          Walked::Found { .. } => Err(CoreError::internal(
-            "The path was found on a second reading only.",
-          )),
-        }
-      }
+      None => nothing_at(text, &steps),
     },
     ParsedPath::Query {
       query, descents, ..
