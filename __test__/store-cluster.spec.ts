@@ -2,6 +2,7 @@
 // queries spread over the masters, range reads through the path index, two server processes sharing the cluster,
 // and a master killed mid-run.
 import type { ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -112,6 +113,23 @@ describe('Redis Cluster store', () => {
     } finally {
       await client.close();
       await host.close();
+    }
+  });
+
+  it('REDIS_CLUSTER_NODES picks the cluster under storage type auto', async () => {
+    const native = createRequire(import.meta.url)('../binding.js') as typeof import('../binding');
+    const saved = process.env.REDIS_CLUSTER_NODES;
+    process.env.REDIS_CLUSTER_NODES = cluster.urls.slice(1, 3).join(',');
+    try {
+      const store = await native.NativeHandleStore.open('{"type":"auto"}', NAMESPACE, 60);
+      expect(store.backend).toBe('redis');
+      const handle = native.newHandle();
+      await store.save(handle, Buffer.from('{"kept":true}'), 'env-session');
+      expect((await store.read(handle, 'env-session'))?.toString()).toBe('{"kept":true}');
+      await store.close();
+    } finally {
+      if (saved === undefined) delete process.env.REDIS_CLUSTER_NODES;
+      else process.env.REDIS_CLUSTER_NODES = saved;
     }
   });
 
