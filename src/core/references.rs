@@ -8,6 +8,7 @@
 //! object with a string `$resultHandle`, an optional string `path` and no other key.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -154,7 +155,8 @@ pub async fn resolve_references(
   if references.len() as u64 > limits.max_references {
     return Err(too_many(references.len(), limits));
   }
-  let mut answers: HashMap<String, Vec<u8>> = HashMap::new();
+  // Each answer is read and opened once, however many references name it.
+  let mut answers: HashMap<String, Arc<Vec<u8>>> = HashMap::new();
   let mut resolved = Vec::with_capacity(references.len());
   let mut total: u64 = 0;
   for reference in references {
@@ -163,9 +165,9 @@ pub async fn resolve_references(
         .read(&reference.handle, owner)
         .await?
         .ok_or_else(handle_not_found)?;
-      answers.insert(reference.handle.clone(), answer);
+      answers.insert(reference.handle.clone(), Arc::new(answer));
     }
-    let answer = answers[&reference.handle].clone();
+    let answer = Arc::clone(&answers[&reference.handle]);
     let path = reference.path;
     let node = tokio::task::spawn_blocking(move || node_json(&answer, &path))
       .await
@@ -185,8 +187,6 @@ pub async fn resolve_references(
 
 #[cfg(test)]
 mod tests {
-  use std::sync::Arc;
-
   use serde_json::json;
 
   use super::*;
