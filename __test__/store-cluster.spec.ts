@@ -116,6 +116,31 @@ describe('Redis Cluster store', () => {
     }
   });
 
+  it('a record and its path index still read after their slots migrate to other masters', async () => {
+    const host = await startHost({ options: options(), extraTools: bigTool });
+    const client = await connect(host.url);
+    try {
+      const before = new Set([...(await keysByMaster()).values()].flat());
+      const big = handleOf(await call(client, 'big_orders')) as string;
+      const added = [...(await keysByMaster()).values()].flat().filter((key) => !before.has(key));
+      expect(added.length).toBe(2); // the record and its path index
+      for (const key of added) {
+        const { port } = await cluster.ownerOf(key);
+        const target = (await cluster.masters()).find((master) => master !== port) as number;
+        await cluster.migrateSlotOf(key, target);
+        expect((await cluster.ownerOf(key)).port).toBe(target);
+      }
+      // The client's slot map is stale now: MOVED redirects lead it to the new masters.
+      const window = await call(client, 'result_query', { handle: big, path: 'orders', offset: 3000, limit: 2 });
+      expect(window.structuredContent).toMatchObject({ value: BIG.orders.slice(3000, 3002), total: 6000 });
+      const one = await call(client, 'result_query', { handle: big, path: '$.orders[5999].note' });
+      expect(one.structuredContent).toMatchObject({ path: "$['orders'][5999]['note']", value: 'order 5999' });
+    } finally {
+      await client.close();
+      await host.close();
+    }
+  });
+
   it('REDIS_CLUSTER_NODES picks the cluster under storage type auto', async () => {
     const native = createRequire(import.meta.url)('../binding.js') as typeof import('../binding');
     const saved = process.env.REDIS_CLUSTER_NODES;

@@ -63,7 +63,8 @@ async function kill(child) {
 
 /**
  * Starts `masters` masters with `replicas` replicas each, creates the cluster and waits until it serves.
- * Returns `{ nodes: [{ port, url, alive, kill() }], urls, masters(), ask(port, ...args), replicated(), stop() }`.
+ * Returns `{ nodes: [{ port, url, alive, kill() }], urls, masters(), ownerOf(key), migrateSlotOf(key, toPort),
+ * ask(port, ...args), replicated(), stop() }`.
  */
 export async function startRedisCluster({ masters = 3, replicas = 1 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'rh-cluster-'));
@@ -139,10 +140,35 @@ export async function startRedisCluster({ masters = 3, replicas = 1 } = {}) {
         .map((line) => line.split(' '))
         .filter(([, , flags = '']) => flags.split(',').includes('master') && !flags.includes('fail'))
         .map(([, address]) => Number(/:(\d+)@/.exec(address)?.[1]));
+    /** The master serving `key`'s slot, and the slot. */
+    const ownerOf = async (key) => {
+      const slot = Number(await ask(live(), 'CLUSTER', 'KEYSLOT', key));
+      for (const port of await masterPorts()) {
+        if (Number(await ask(port, 'CLUSTER', 'COUNTKEYSINSLOT', slot)) > 0) return { port, slot };
+      }
+      throw new Error(`no master holds slot ${slot}`);
+    };
+    /** Moves `key`'s slot (and every key in it) to the master on `toPort`, as a resharding does. */
+    const migrateSlotOf = async (key, toPort) => {
+      const { port: fromPort, slot } = await ownerOf(key);
+      const [fromId, toId] = await Promise.all([ask(fromPort, 'CLUSTER', 'MYID'), ask(toPort, 'CLUSTER', 'MYID')]);
+      const expectOk = (reply, step) => {
+        if (reply !== 'OK') throw new Error(`slot migration: ${step} answered ${reply}`);
+      };
+      expectOk(await ask(toPort, 'CLUSTER', 'SETSLOT', slot, 'IMPORTING', fromId), 'IMPORTING');
+      expectOk(await ask(fromPort, 'CLUSTER', 'SETSLOT', slot, 'MIGRATING', toId), 'MIGRATING');
+      const keys = (await ask(fromPort, 'CLUSTER', 'GETKEYSINSLOT', slot, 1000)).split('\n').filter(Boolean);
+      expectOk(await ask(fromPort, 'MIGRATE', '127.0.0.1', toPort, '', 0, 5000, 'KEYS', ...keys), 'MIGRATE');
+      for (const port of await masterPorts()) {
+        expectOk(await ask(port, 'CLUSTER', 'SETSLOT', slot, 'NODE', toId), 'SETSLOT NODE');
+      }
+    };
     return {
       nodes,
       urls: nodes.map((node) => node.url),
       masters: masterPorts,
+      ownerOf,
+      migrateSlotOf,
       ask,
       /** Waits until every master's writes have reached its replicas. */
       async replicated() {
