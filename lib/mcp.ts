@@ -36,6 +36,7 @@ type ToolHandler = (...args: unknown[]) => unknown;
 
 interface RegisteredToolLike {
   handler: unknown;
+  enabled?: boolean;
   outputSchema?: unknown;
   _meta?: Record<string, unknown>;
   update(updates: Record<string, unknown>): void;
@@ -185,7 +186,9 @@ function resolveReferencesBeforeValidation(
   handlers.set('tools/call', async (request, extra) => {
     const params = request?.params;
     const name = params?.name;
-    if (typeof name !== 'string' || !server._registeredTools?.[name] || !references.enabledFor(name)) {
+    const tool = typeof name === 'string' ? server._registeredTools?.[name] : undefined;
+    // Unknown and disabled tools get McpServer's own answer, without a store read.
+    if (!tool || tool.enabled === false || !references.enabledFor(name as string)) {
       return callTool(request, extra);
     }
     let args: unknown;
