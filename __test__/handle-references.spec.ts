@@ -2,23 +2,16 @@
 // kept answer handed to another tool by handle, resolved natively before McpServer validates the tool's input.
 import { createHash } from 'node:crypto';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 
+import { callTool, connectHttp, handleOf, type ToolResult } from './fixtures/mcp-client';
 import { seedOrders, startHost } from './fixtures/mcp-host.mjs';
 
-type Result = {
-  content: Array<{ type: string; text?: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-};
 type Host = Awaited<ReturnType<typeof startHost>>;
 
-const META_KEY = 'frontmcp/result-handle';
 const SEED_JSON = JSON.stringify(seedOrders());
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -47,19 +40,12 @@ function consumerTools(server: McpServer): void {
 
 const ON = { handleReferences: ['digest', 'echo', 'open_only'] };
 
-async function connect(host: Host, who?: string): Promise<Client> {
-  const client = new Client({ name: 'refs', version: '1.0.0' });
-  const headers = who ? { Authorization: `Bearer token-${who}` } : undefined;
-  await client.connect(new StreamableHTTPClientTransport(new URL(host.url), { requestInit: { headers } }));
-  return client;
-}
+const connect = (host: Host, who?: string) => connectHttp(host.url, who ? `token-${who}` : undefined);
+const call = callTool;
 
-const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
-  client.callTool({ name, arguments: args }) as Promise<Result>;
-
-async function foldedHandle(client: Client): Promise<{ handle: string; folded: Result }> {
+async function foldedHandle(client: Client): Promise<{ handle: string; folded: ToolResult }> {
   const folded = await call(client, 'orders');
-  const handle = (folded._meta?.[META_KEY] as { handle: string } | undefined)?.handle;
+  const handle = handleOf(folded);
   expect(handle).toBeTypeOf('string');
   return { handle: handle as string, folded };
 }

@@ -4,22 +4,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { callTool, connectHttp, handleOf, type ToolResult } from './fixtures/mcp-client';
 import { seedOrders, spawnHostProcess, startHost, TOKENS } from './fixtures/mcp-host.mjs';
 import { startRedisCluster } from './setup/redis-cluster.mjs';
 
-type Result = {
-  content: Array<{ type: string; text?: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-};
-
-const META_KEY = 'frontmcp/result-handle';
 const NAMESPACE = 'cluster-suite';
 /** The store's own deadline (OPERATION_TIMEOUT, 10 s) plus slack. */
 const BOUND_MS = 12_000;
@@ -51,18 +42,8 @@ function bigTool(server: McpServer): void {
   }));
 }
 
-async function connect(url: string, token = TOKENS.alice.token): Promise<Client> {
-  const client = new Client({ name: 'cluster', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
-  );
-  return client;
-}
-
-const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
-  client.callTool({ name, arguments: args }) as Promise<Result>;
-
-const handleOf = (result: Result) => (result._meta?.[META_KEY] as { handle?: string } | undefined)?.handle;
+const connect = (url: string, token = TOKENS.alice.token) => connectHttp(url, token);
+const call = callTool;
 
 async function keysByMaster(): Promise<Map<number, string[]>> {
   const byMaster = new Map<number, string[]>();
@@ -194,7 +175,7 @@ describe('Redis Cluster store', () => {
       await cluster.nodes.find((node) => node.port === victim)?.kill();
 
       const outcomes: Array<{ ms: number; code?: string }> = [];
-      const timed = async (run: () => Promise<Result>) => {
+      const timed = async (run: () => Promise<ToolResult>) => {
         const started = Date.now();
         const result = await run();
         outcomes.push({ ms: Date.now() - started, code: result.isError ? String(result._meta?.code) : undefined });
