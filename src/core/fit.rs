@@ -762,6 +762,68 @@ mod tests {
     assert_eq!(verdict(json), Verdict::Pass(reason), "{json}");
   }
 
+  /// The split form of `result_json` (as the hosts' fast path sends it): the result without `content` and
+  /// `structuredContent`, and its answer.
+  fn split_verdict(result_json: &str) -> Option<Verdict<'static>> {
+    let value: Value = serde_json::from_str(result_json).ok()?;
+    let mut envelope = value.as_object()?.clone();
+    let content = envelope.remove("content")?;
+    let structured = envelope.remove("structuredContent").filter(|v| !v.is_null());
+    let blocks = content.as_array()?;
+    let text = match blocks.as_slice() {
+      [] => None,
+      [block] if block["type"] == "text" => Some(block["text"].as_str()?.to_string()),
+      _ => return None,
+    };
+    let envelope_json = Value::Object(envelope).to_string();
+    let structured_json = structured.map(|v| v.to_string());
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let answer = match (structured_json, text) {
+      (Some(json), text) => SeparateAnswer::Structured {
+        json: leak(json.clone()),
+        text: text.filter(|text| *text != json).map(leak),
+      },
+      (None, Some(text)) => SeparateAnswer::Text(leak(text)),
+      (None, None) => return None,
+    };
+    Some(inspect_parts(&envelope_json, answer, None).verdict)
+  }
+
+  #[test]
+  fn the_split_form_decides_as_the_whole_result_does() {
+    let cases = [
+      r#"{"content":[{"type":"text","text":"{\"a\":[1,2]}"}],"structuredContent":{"a":[1,2]}}"#,
+      r#"{"content":[{"type":"text","text":"{ \"a\": [1, 2.0] }"}],"structuredContent":{"a":[1,2]}}"#,
+      r#"{"content":[{"type":"text","text":"{\"b\":1,\"a\":[1,2]}"}],"structuredContent":{"a":[1,2],"b":1}}"#,
+      r#"{"content":[{"type":"text","text":"Found 2"}],"structuredContent":{"a":[1,2]}}"#,
+      r#"{"content":[],"structuredContent":{"a":1}}"#,
+      r#"{"content":[{"type":"text","text":"plain"}]}"#,
+      r#"{"content":[{"type":"text","text":"{\"a\":1}"}],"isError":true}"#,
+      r#"{"content":[{"type":"text","text":"x"}],"_meta":{"ui/html":"<p>"}}"#,
+      r#"{"content":[{"type":"text","text":"x"}],"_meta":{"frontmcp/result-handle":{}}}"#,
+    ];
+    for case in cases {
+      let whole = verdict(case);
+      let split = split_verdict(case).expect("splits");
+      let same = match (&whole, &split) {
+        (Verdict::Pass(a), Verdict::Pass(b)) => a == b,
+        (Verdict::Candidate(Answer::Structured(a)), Verdict::Candidate(Answer::Structured(b))) => {
+          a == b
+        }
+        (Verdict::Candidate(Answer::Text(a)), Verdict::Candidate(Answer::Text(b))) => a == b,
+        _ => false,
+      };
+      assert!(same, "{case}: {whole:?} vs {split:?}");
+    }
+    // An envelope that still holds content or structuredContent is not the split form.
+    let both = inspect_parts(
+      r#"{"content":[]}"#,
+      SeparateAnswer::Text("x"),
+      None,
+    );
+    assert_eq!(both.verdict, Verdict::Pass(PassReason::NotACallToolResult));
+  }
+
   #[test]
   fn a_single_text_is_the_answer() {
     let json = r#"{"content":[{"type":"text","text":"{\"a\":1}"}]}"#;
