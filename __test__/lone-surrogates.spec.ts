@@ -85,7 +85,7 @@ describe('lone surrogates come back exactly', () => {
     expect(await read({ handle, path: '$.items', offset: 10, limit: 3, fields: ['note'] })).toEqual(
       structured.items.slice(10, 13).map(({ note }) => ({ note })),
     );
-    expect(await read({ handle, path: "$.items[?@.id < 3].note" })).toEqual(
+    expect(await read({ handle, path: '$.items[?@.id < 3].note' })).toEqual(
       structured.items.slice(0, 3).map(({ note }) => note),
     );
     expect(await read({ handle, path: 'items.0' })).toEqual(roundTrip(structured.items[0]));

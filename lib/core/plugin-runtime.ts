@@ -33,10 +33,14 @@ export class PluginRuntime {
   constructor(options: ResultHandlesOptions) {
     this.prepared = prepareOptions(options, { browserAware: true });
     const sink: ResultHandlesLogger = { warn: (message) => (this.logger ?? consoleLogger).warn(message) };
-    this.core = new ResultHandlesCore(() => this.open(), {
-      foldPolicy: this.prepared.foldPolicy,
-      thresholdBytes: this.prepared.resolved.thresholdBytes,
-    }, sink);
+    this.core = new ResultHandlesCore(
+      () => this.open(),
+      {
+        foldPolicy: this.prepared.foldPolicy,
+        thresholdBytes: this.prepared.resolved.thresholdBytes,
+      },
+      sink,
+    );
   }
 
   /** The engine and store, opened once (a failed open is retried by the next call). */

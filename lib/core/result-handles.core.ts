@@ -153,8 +153,16 @@ function certainlyUnder(split: SplitAnswer, threshold: number): boolean {
   }
   // At most 6 bytes per UTF-16 unit (`\u0001`), plus the quotes.
   if (text.length * 6 + 2 <= threshold) return true;
-  return Buffer.byteLength(JSON.stringify(text)) <= threshold;
+  // Escaping adds at most one byte per unit (`\"`, `\\`, `\n`) but for rare control characters and lone
+  // surrogates.
+  const common = !RARE_ESCAPES.test(text) && isWellFormed(text);
+  if (common && Buffer.byteLength(text) + text.length + 2 <= threshold) return true;
+  // A JSON-looking text measures as its canonical form when it parses, else as a string: only the engine knows.
+  return !looksStructured(text) && Buffer.byteLength(JSON.stringify(text)) <= threshold;
 }
+
+/** Characters `JSON.stringify` writes as a six-character `\uXXXX` escape. */
+const RARE_ESCAPES = /[\x00-\x07\x0b\x0e-\x1f]/;
 
 /** Whether a string holds no lone surrogate (UTF-8, and so the native side, cannot carry one). */
 function isWellFormed(text: string): boolean {
@@ -164,9 +172,11 @@ function isWellFormed(text: string): boolean {
 
 /** Whether a text may hold a JSON object or array (the only texts compared or folded as JSON). */
 function looksStructured(text: string): boolean {
-  const trimmed = text.trimStart();
-  return trimmed.startsWith('{') || trimmed.startsWith('[');
+  return STRUCTURED_START.test(text);
 }
+
+/** JSON whitespace, then an object or array. */
+const STRUCTURED_START = /^[ \t\n\r]*[{[]/;
 
 /** Answers this long are worth giving the event loop a turn between two long steps. */
 const YIELD_CHARS = 256 * 1024;
@@ -339,7 +349,8 @@ export class ResultHandlesCore {
       if (typeof answer !== 'string') return engine.prepare(JSON.stringify(result), toolMetaJson ?? null);
       if (answer.length > YIELD_CHARS) await yieldToLoop();
       if (split.text !== undefined && split.text !== answer) {
-        if (isWellFormed(split.text)) text = split.text; // compared natively, off this thread
+        if (isWellFormed(split.text))
+          text = split.text; // compared natively, off this thread
         else if (!(looksStructured(split.text) && canonicalOf(split.text) === answer)) return undefined;
       }
     } else if (split.text !== undefined && isWellFormed(split.text)) {

@@ -287,6 +287,9 @@ enum AnswerKind {
   Text,
 }
 
+/// Seals the answer's canonical JSON for the plan's handle and owner.
+type SealFn<'a> = &'a (dyn Fn(&str) -> CoreResult<SealedAnswer> + Sync);
+
 /// Who a plan's answer is sealed for while it folds (the fast path knows the owner at `prepare`).
 struct Sealer<'a> {
   store: &'a HandleStore,
@@ -300,7 +303,7 @@ struct Sealer<'a> {
 fn beside<T: Send>(
   json: &str,
   main: impl FnOnce() -> T + Send,
-  seal: Option<&(dyn Fn(&str) -> CoreResult<SealedAnswer> + Sync)>,
+  seal: Option<SealFn<'_>>,
   grammar_checked: bool,
 ) -> (T, Option<Vec<u8>>, Option<CoreResult<SealedAnswer>>) {
   let build = || {
@@ -352,9 +355,7 @@ fn fold_plan(
         .seal_answer(handle, json.as_bytes(), &sealer.owner)
     }
   });
-  let seal = seal_with
-    .as_ref()
-    .map(|seal| seal as &(dyn Fn(&str) -> CoreResult<SealedAnswer> + Sync));
+  let seal = seal_with.as_ref().map(|seal| seal as SealFn<'_>);
   let (folded, canonical, index, sealed) = match kept {
     // Structured answers over the threshold fold: fold, index and seal at once.
     Kept::Json(json) if json.len() > settings.threshold_bytes => {
@@ -375,7 +376,10 @@ fn fold_plan(
     // A text's canonical form comes out of its fold; index and seal read that.
     Kept::Text(text) => match fold_answer(AnswerSource::Text(text), settings)? {
       FoldOutcome::Folded(mut folded) => {
-        let canonical = folded.canonical_json.take().unwrap_or_else(|| text.to_string());
+        let canonical = folded
+          .canonical_json
+          .take()
+          .unwrap_or_else(|| text.to_string());
         let ((), index, sealed) = beside(&canonical, || (), seal, false);
         (
           FoldOutcome::Folded(folded),

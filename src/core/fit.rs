@@ -253,7 +253,10 @@ fn read_outer<'a>(
 pub enum SeparateAnswer<'a> {
   /// `JSON.stringify(structuredContent)`, with the only text block when the host did not find it identical
   /// (`None`: no text, or a text the host found `===` to it).
-  Structured { json: &'a str, text: Option<&'a str> },
+  Structured {
+    json: &'a str,
+    text: Option<&'a str>,
+  },
   /// The only text block, with no structuredContent.
   Text(&'a str),
 }
@@ -768,7 +771,9 @@ mod tests {
     let value: Value = serde_json::from_str(result_json).ok()?;
     let mut envelope = value.as_object()?.clone();
     let content = envelope.remove("content")?;
-    let structured = envelope.remove("structuredContent").filter(|v| !v.is_null());
+    let structured = envelope
+      .remove("structuredContent")
+      .filter(|v| !v.is_null());
     let blocks = content.as_array()?;
     let text = match blocks.as_slice() {
       [] => None,
@@ -816,11 +821,7 @@ mod tests {
       assert!(same, "{case}: {whole:?} vs {split:?}");
     }
     // An envelope that still holds content or structuredContent is not the split form.
-    let both = inspect_parts(
-      r#"{"content":[]}"#,
-      SeparateAnswer::Text("x"),
-      None,
-    );
+    let both = inspect_parts(r#"{"content":[]}"#, SeparateAnswer::Text("x"), None);
     assert_eq!(both.verdict, Verdict::Pass(PassReason::NotACallToolResult));
   }
 

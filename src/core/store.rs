@@ -299,7 +299,12 @@ impl HandleStore {
 
   /// Stores an answer [`HandleStore::seal_answer`] sealed, with the TTL.
   pub async fn keep_sealed(&self, sealed: SealedAnswer) -> CoreResult<()> {
-    bounded(self.backend.set(sealed.key, sealed.record, self.ttl_seconds)).await
+    bounded(
+      self
+        .backend
+        .set(sealed.key, sealed.record, self.ttl_seconds),
+    )
+    .await
   }
 
   /// The answer, or `None` when missing, expired, another owner's or tampered with.

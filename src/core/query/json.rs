@@ -96,7 +96,11 @@ impl LoneSurrogates {
     let used = |base: u32| {
       let block = base..base + 0x800;
       let escaped = escapes(text).any(|(_, unit, _)| block.contains(&unit));
-      escaped || text.chars().chain(also.chars()).any(|c| block.contains(&u32::from(c)))
+      escaped
+        || text
+          .chars()
+          .chain(also.chars())
+          .any(|c| block.contains(&u32::from(c)))
     };
     let base = STAND_IN_BASES.into_iter().find(|&base| !used(base))?;
     let mut bytes = text.as_bytes().to_vec();
