@@ -16,6 +16,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 import { jsPreview, jsShape } from './js-fold.mjs';
 import { median, ordersAnswer } from './support.mjs';
@@ -217,17 +218,54 @@ const us = (value) => `${Math.round(value * 1000)} µs`;
 const row = (cells) => `| ${cells.join(' | ')} |`;
 
 // ─── peak RSS, one child process per contender ──────────────────────────────
+/**
+ * Samples the process's RSS every millisecond on a worker thread (so a stall of the JS thread does not hide a peak)
+ * until stopped; resolves with the highest sample, in bytes.
+ */
+function rssSampler() {
+  const shared = new Int32Array(new SharedArrayBuffer(12)); // [stop, peak MiB·16 (1/16 MiB units), started]
+  const worker = new Worker(
+    `const { workerData } = require('node:worker_threads');
+     const shared = new Int32Array(workerData);
+     Atomics.store(shared, 2, 1);
+     while (Atomics.load(shared, 0) === 0) {
+       const sixteenths = Math.ceil(process.memoryUsage.rss() / 65536);
+       if (sixteenths > Atomics.load(shared, 1)) Atomics.store(shared, 1, sixteenths);
+       Atomics.wait(shared, 0, 0, 1);
+     }`,
+    { eval: true, workerData: shared.buffer },
+  );
+  return {
+    /** Forgets the samples so far. */
+    reset: () => Atomics.store(shared, 1, 0),
+    started: async () => {
+      while (Atomics.load(shared, 2) === 0) await sleep(5);
+    },
+    stop: async () => {
+      Atomics.store(shared, 0, 1);
+      Atomics.notify(shared, 0);
+      await worker.terminate();
+      return Atomics.load(shared, 1) * 65536;
+    },
+  };
+}
+
 async function rssChild(kind, mb) {
   const client = await connect(kind);
   const answer = ordersAnswer(mb * MB, makeOrder);
   payload = structuredResult(answer);
+  const sampler = rssSampler();
+  await sampler.started();
+  await sleep(50);
   globalThis.gc?.();
-  const idle = process.memoryUsage().rss;
+  await sleep(50);
+  const idle = process.memoryUsage.rss();
+  sampler.reset();
   const result = await callAnswer(client);
+  const peak = await sampler.stop();
   if (kind !== 'none' && !result.structuredContent?.handle) throw new Error('the answer did not fold');
-  const peak = process.resourceUsage().maxRSS * 1024;
   const answerBytes = Buffer.byteLength(payload.content[0].text);
-  process.stdout.write(JSON.stringify({ peakBeyond: peak - idle, answerBytes }));
+  process.stdout.write(JSON.stringify({ peakBeyond: Math.max(0, peak - idle), answerBytes }));
   process.exit(0);
 }
 
