@@ -17,6 +17,7 @@ use napi_derive::napi;
 
 use super::error::{run_async, run_blocking, run_sync};
 use super::store::NativeHandleStore;
+use super::text::JsonText;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, Answer, Envelope, FoldFacts, SeparateAnswer, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
@@ -481,9 +482,10 @@ impl ResultHandlesEngine {
   pub fn prepare_answer<'env>(
     &self,
     env: &'env Env,
-    answer: String,
+    #[napi(ts_arg_type = "string")] answer: JsonText,
     parts: AnswerParts,
   ) -> Result<PromiseRaw<'env, FitPlan>> {
+    let JsonText(answer) = answer;
     let core = Arc::clone(&self.core);
     run_blocking(
       env,

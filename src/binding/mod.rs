@@ -8,6 +8,7 @@ mod fold;
 mod options;
 mod query;
 mod store;
+mod text;
 
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
