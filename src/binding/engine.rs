@@ -220,7 +220,7 @@ impl PartsKind {
 }
 
 /// [`prepare_plan`] for a CallToolResult the host split (see `fit::inspect_parts`); with an owner, the answer is
-/// sealed beside the fold.
+/// sealed as soon as it is folded and indexed.
 fn prepare_parts_plan(
   settings: FoldSettings,
   answer: String,
@@ -288,25 +288,21 @@ enum AnswerKind {
   Text,
 }
 
-/// Seals the answer's canonical JSON for the plan's handle and owner.
-type SealFn<'a> = &'a (dyn Fn(&str) -> CoreResult<SealedAnswer> + Sync);
-
-/// Who a plan's answer is sealed for while it folds (the fast path knows the owner at `prepare`).
+/// Who a plan's answer is sealed for (the fast path knows the owner at `prepare`).
 struct Sealer<'a> {
   store: &'a HandleStore,
   owner: Owner,
 }
 
-/// Runs `main` while the index of `json` is built and, with a sealer, while `json` is sealed: each reads the same
-/// bytes and none depends on another. Small answers run one after another (a thread costs more than it saves). A
-/// worker that cannot be started runs here afterwards; a panic in the index builder (none is known) only loses the
-/// index (queries then read the whole answer).
-fn beside<T: Send>(
+/// Runs `main` while the path index of `json` is built on a second thread: both read the same bytes and neither
+/// depends on the other. Small answers run one after the other (a thread costs more than it saves). When no thread
+/// can be started the index is built here afterwards; a panic in the builder (none is known) only loses the index
+/// (queries then read the whole answer).
+fn beside_index<T: Send>(
   json: &str,
   main: impl FnOnce() -> T + Send,
-  seal: Option<SealFn<'_>>,
   grammar_checked: bool,
-) -> (T, Option<Vec<u8>>, Option<CoreResult<SealedAnswer>>) {
+) -> (T, Option<Vec<u8>>) {
   let build = || {
     if grammar_checked {
       build_index_of_raw_value(json, IndexSettings::DEFAULT)
@@ -315,28 +311,16 @@ fn beside<T: Send>(
     }
   };
   if json.len() <= PARALLEL_INDEX_BYTES {
-    return (main(), build(), seal.map(|seal| seal(json)));
+    return (main(), build());
   }
   std::thread::scope(|scope| {
     let index = std::thread::Builder::new().spawn_scoped(scope, build);
-    let sealing = seal.map(|seal| {
-      (
-        seal,
-        std::thread::Builder::new().spawn_scoped(scope, move || seal(json)),
-      )
-    });
     let out = main();
     let index = match index {
       Ok(index) => index.join().ok().flatten(),
       Err(_) => build(),
     };
-    let sealed = sealing.map(|(seal, worker)| match worker {
-      Ok(worker) => worker
-        .join()
-        .unwrap_or_else(|_| Err(CoreError::internal("Sealing the answer failed."))),
-      Err(_) => seal(json),
-    });
-    (out, index, sealed)
+    (out, index)
   })
 }
 
@@ -347,49 +331,32 @@ fn fold_plan(
   envelope: Envelope,
   sealer: Option<Sealer<'_>>,
 ) -> CoreResult<FitPlan> {
-  let handle = HandleStore::new_handle();
-  let seal_with = sealer.as_ref().map(|sealer| {
-    let handle = handle.as_str();
-    move |json: &str| {
-      sealer
-        .store
-        .seal_answer(handle, json.as_bytes(), &sealer.owner)
-    }
-  });
-  let seal = seal_with.as_ref().map(|seal| seal as SealFn<'_>);
-  let (folded, canonical, index, sealed) = match kept {
-    // Structured answers over the threshold fold: fold, index and seal at once.
+  let (folded, canonical, index) = match kept {
+    // Structured answers over the threshold fold: fold and index at once.
     Kept::Json(json) if json.len() > settings.threshold_bytes => {
-      let (folded, index, sealed) = beside(
+      let (folded, index) = beside_index(
         &json,
         || fold_answer(AnswerSource::Json(&json), settings),
-        seal,
         true,
       );
-      (folded?, json, index, sealed)
+      (folded?, json, index)
     }
     Kept::Json(json) => (
       fold_answer(AnswerSource::Json(&json), settings)?,
       json,
       None,
-      None,
     ),
-    // A text's canonical form comes out of its fold; index and seal read that.
+    // A text's canonical form comes out of its fold; the index reads that.
     Kept::Text(text) => match fold_answer(AnswerSource::Text(text), settings)? {
       FoldOutcome::Folded(mut folded) => {
         let canonical = folded
           .canonical_json
           .take()
           .unwrap_or_else(|| text.to_string());
-        let ((), index, sealed) = beside(&canonical, || (), seal, false);
-        (
-          FoldOutcome::Folded(folded),
-          Cow::Owned(canonical),
-          index,
-          sealed,
-        )
+        let ((), index) = beside_index(&canonical, || (), false);
+        (FoldOutcome::Folded(folded), Cow::Owned(canonical), index)
       }
-      whole => (whole, Cow::Borrowed(text), None, None),
+      whole => (whole, Cow::Borrowed(text), None),
     },
   };
   let folded = match folded {
@@ -405,9 +372,18 @@ fn fold_plan(
     AnswerKind::Text if folded.shape_json.starts_with(r#"{"type":"string""#) => "text",
     AnswerKind::Text => "json-text",
   };
-  let record = match (sealed, sealer) {
-    (Some(sealed), Some(sealer)) => Record::Sealed(sealer.owner, sealed?),
-    _ => Record::Plain(canonical.into_owned()),
+  let handle = HandleStore::new_handle();
+  // Sealed now, over the answer's own buffer, when the owner is known: the plan then holds one copy of the
+  // answer (the record) instead of two.
+  let record = match sealer {
+    Some(sealer) => {
+      let sealed =
+        sealer
+          .store
+          .seal_answer(&handle, canonical.into_owned().into_bytes(), &sealer.owner)?;
+      Record::Sealed(sealer.owner, sealed)
+    }
+    None => Record::Plain(canonical.into_owned()),
   };
   let data = PlanData {
     folded_json: folded_json(&folded.preview_json, &folded.shape_json, &handle),
@@ -426,6 +402,7 @@ fn fold_plan(
     external: Arc::default(),
   })
 }
+
 #[napi]
 impl ResultHandlesEngine {
   /// An engine over `store` with the options in `optionsJson` (the JSON `normalizeOptions` produces; checked

@@ -36,7 +36,6 @@ impl FromNapiValue for JsonText {
     // Room for the terminating NUL V8 writes.
     let capacity = units.saturating_mul(3).saturating_add(1);
     let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
-    advise_huge_pages(&mut bytes);
     let mut written = 0;
     check_status!(
       unsafe {
@@ -53,30 +52,8 @@ impl FromNapiValue for JsonText {
     // SAFETY: V8 initialized the first `written` bytes (`written` < capacity), with UTF-8 (lone surrogates are
     // written as U+FFFD).
     unsafe { bytes.set_len(written.min(capacity)) };
-    bytes.shrink_to_fit();
+    // Keep room for what sealing adds in place (a header and a tag per 64 KiB chunk), and give back the rest.
+    bytes.shrink_to(bytes.len() + bytes.len() / 2048 + 64);
     Ok(JsonText(unsafe { String::from_utf8_unchecked(bytes) }))
   }
 }
-
-/// Buffers at least this large ask for transparent huge pages: a 50 MB copy then faults in a few dozen 2 MiB pages
-/// instead of 12,800 small ones, which cost more than the copy itself.
-const HUGE_PAGE_BYTES: usize = 4 << 20;
-
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(bytes: &mut Vec<u8>) {
-  if bytes.capacity() < HUGE_PAGE_BYTES {
-    return;
-  }
-  const PAGE: usize = 4096;
-  let start = bytes.as_mut_ptr() as usize;
-  let aligned = (start + PAGE - 1) & !(PAGE - 1);
-  let length = (start + bytes.capacity()).saturating_sub(aligned) & !(PAGE - 1);
-  // SAFETY: the range lies inside the buffer's own allocation; the advice only changes how its pages are backed,
-  // and a refusal (THP off) changes nothing.
-  unsafe {
-    libc::madvise(aligned as *mut libc::c_void, length, libc::MADV_HUGEPAGE);
-  }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_bytes: &mut Vec<u8>) {}

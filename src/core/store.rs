@@ -277,23 +277,26 @@ impl HandleStore {
     check_handle(handle)?;
     let plaintext: Vec<u8> = plaintext.into();
     let (keys, key) = self.keys(handle, owner)?;
-    let record = crypto(plaintext.len(), move || seal::seal(&keys, &plaintext)).await??;
+    let record = crypto(plaintext.len(), move || {
+      seal::seal_in_place(&keys, plaintext)
+    })
+    .await??;
     bounded(self.backend.set(key, record, self.ttl_seconds)).await
   }
 
-  /// Seals an answer for `owner` on the calling thread (CPU only; the fold path runs it beside the fold), to be
-  /// kept later with [`HandleStore::keep_sealed`].
+  /// Seals an answer for `owner` on the calling thread (CPU only), written over the answer's own buffer (see
+  /// [`seal::seal_in_place`]); keep it later with [`HandleStore::keep_sealed`].
   pub fn seal_answer(
     &self,
     handle: &str,
-    plaintext: &[u8],
+    plaintext: Vec<u8>,
     owner: &Owner,
   ) -> CoreResult<SealedAnswer> {
     check_handle(handle)?;
     let (keys, key) = self.keys(handle, owner)?;
     Ok(SealedAnswer {
       key,
-      record: seal::seal(&keys, plaintext)?,
+      record: seal::seal_in_place(&keys, plaintext)?,
     })
   }
 
