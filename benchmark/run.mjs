@@ -1,6 +1,6 @@
 // `npm run bench`: issue 8's table (benchmark/fold-path.bench.mjs: the fold path through McpServer + Client beside
 // no plugin and a lean plain-JS fold), then the result_query benchmarks (query, slice), each in its own Node process.
-// The engine-level benchmarks (fold.bench.mjs, seal.bench.mjs) run on their own: `node benchmark/<name>`.
+// The others (fold, seal, references, storage) run on their own: `node benchmark/<name>.bench.mjs`.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -15,6 +15,7 @@ mod answer;
 mod args;
 pub mod index;
 mod json;
+mod node;
 mod path;
 mod seek;
 mod walk;
@@ -24,11 +25,12 @@ use serde_json::Value;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use answer::{answer, Items, Target};
-use path::{check_query_cost, normalized_path, parse_path, ParsedPath};
+use path::{check_query_cost, normalized_path, parse_path, ParsedPath, Step};
 use seek::{seek, Terminal};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
+pub use node::node_json;
 pub use path::PathForm;
 
 /// The deepest container nesting `result_query` reads (serde_json's recursion limit: `[[…]]` 127 deep reads, 128
@@ -125,16 +127,7 @@ fn query_text(
           ),
         }
       }
-      None => {
-        // Names nothing: walk again, step by step, to find the deepest node that exists (error path only).
-        let root: &RawValue = serde_json::from_str(text).map_err(unreadable)?;
-        match walk(root, &steps)? {
-          Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
-          Walked::Found { .. } => Err(CoreError::internal(
-            "The path was found on a second reading only.",
-          )),
-        }
-      }
+      None => nothing_at(text, &steps),
     },
     ParsedPath::Query {
       query,
@@ -152,6 +145,18 @@ fn query_text(
         threshold_bytes,
       )
     }
+  }
+}
+
+/// The error for a singular path that names nothing in `text`: walks again, step by step, to find the deepest
+/// node that exists (error path only).
+fn nothing_at<T>(text: &str, steps: &[Step]) -> CoreResult<T> {
+  let root: &RawValue = serde_json::from_str(text).map_err(unreadable)?;
+  match walk(root, steps)? {
+    Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
+    Walked::Found { .. } => Err(CoreError::internal(
+      "The path was found on a second reading only.",
+    )),
   }
 }
 
