@@ -7,15 +7,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createResultHandles } from '../mcp.mjs';
+import { callTool, handleOf as handleIn, META_KEY } from './fixtures/mcp-client';
 
-type Result = {
-  content: Array<{ type: string; text?: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-};
-
-const META_KEY = 'frontmcp/result-handle';
 const HIGH = '\ud83d'; // the first half of 😀
 const LOW = '\ude00'; // the second half
 
@@ -56,14 +49,12 @@ afterAll(async () => {
   await client.close();
 });
 
-const call = (name: string, args: Record<string, unknown> = {}) =>
-  client.callTool({ name, arguments: args }) as Promise<Result>;
+const call = (name: string, args: Record<string, unknown> = {}) => callTool(client, name, args);
 
 async function handleOf(tool: string): Promise<string> {
-  const folded = await call(tool);
-  const meta = folded._meta?.[META_KEY] as { handle?: string } | undefined;
-  expect(meta?.handle, `${tool} folds`).toBeTypeOf('string');
-  return meta!.handle!;
+  const handle = handleIn(await call(tool));
+  expect(handle, `${tool} folds`).toBeTypeOf('string');
+  return handle!;
 }
 
 async function read(args: Record<string, unknown>): Promise<unknown> {

@@ -265,29 +265,20 @@ fn prepare_parts_plan(
     return Ok(pass(reason.as_str(), None));
   }
   let envelope = inspection.envelope;
-  match kind {
-    PartsKind::Structured => fold_plan(
-      &settings,
-      Kept::Json(Cow::Owned(answer)),
-      AnswerKind::Structured,
-      envelope,
-      sealer,
-    ),
-    PartsKind::CanonicalText => fold_plan(
-      &settings,
-      Kept::Json(Cow::Owned(answer)),
-      AnswerKind::Text,
-      envelope,
-      sealer,
-    ),
-    PartsKind::Text => fold_plan(
-      &settings,
-      Kept::Text(&answer),
-      AnswerKind::Text,
-      envelope,
-      sealer,
-    ),
-  }
+  let (kept, kind) = match kind {
+    PartsKind::Structured => (Kept::Json(Cow::Owned(answer)), AnswerKind::Structured),
+    PartsKind::CanonicalText => (Kept::Json(Cow::Owned(answer)), AnswerKind::Text),
+    PartsKind::Text => {
+      return fold_plan(
+        &settings,
+        Kept::Text(&answer),
+        AnswerKind::Text,
+        envelope,
+        sealer,
+      );
+    }
+  };
+  fold_plan(&settings, kept, kind, envelope, sealer)
 }
 
 /// The answer to fold and keep.
@@ -309,6 +300,16 @@ enum AnswerKind {
 struct Sealer<'a> {
   store: &'a HandleStore,
   owner: Owner,
+}
+
+impl<'a> Sealer<'a> {
+  /// The parts' owner, when they name one.
+  fn of(store: &'a HandleStore, parts: &AnswerParts) -> Option<Self> {
+    (parts.session.is_some() || parts.subject.is_some()).then(|| Sealer {
+      store,
+      owner: Owner::new(parts.session.clone(), parts.subject.clone()),
+    })
+  }
 }
 
 /// Runs `main` while the path index of `json` is built on a second thread: both read the same bytes and neither
@@ -486,10 +487,7 @@ impl ResultHandlesEngine {
     run_blocking(
       env,
       move || {
-        let sealer = (parts.session.is_some() || parts.subject.is_some()).then(|| Sealer {
-          store: &core.store,
-          owner: Owner::new(parts.session.clone(), parts.subject.clone()),
-        });
+        let sealer = Sealer::of(&core.store, &parts);
         prepare_parts_plan(core.settings, answer, &parts, sealer)
       },
       report_external,
@@ -507,11 +505,12 @@ impl ResultHandlesEngine {
   ) -> Result<FitPlan> {
     let core = &self.core;
     let plan = run_sync(&env, || {
-      let sealer = (parts.session.is_some() || parts.subject.is_some()).then(|| Sealer {
-        store: &core.store,
-        owner: Owner::new(parts.session.clone(), parts.subject.clone()),
-      });
-      prepare_parts_plan(core.settings, answer, &parts, sealer)
+      prepare_parts_plan(
+        core.settings,
+        answer,
+        &parts,
+        Sealer::of(&core.store, &parts),
+      )
     })?;
     report_external(&env, plan)
   }
