@@ -159,8 +159,10 @@ function certainlyUnder(split: SplitAnswer, threshold: number): boolean {
   // surrogates.
   const common = !RARE_ESCAPES.test(text) && isWellFormed(text);
   if (common && Buffer.byteLength(text) + text.length + 2 <= threshold) return true;
-  // A JSON-looking text measures as its canonical form when it parses, else as a string: only the engine knows.
-  return !looksStructured(text) && Buffer.byteLength(JSON.stringify(text)) <= threshold;
+  // A JSON-looking text measures as its canonical form when it parses, else as the quoted string. Without an
+  // exponent the canonical form is never longer than the quoted text (whitespace goes, escapes only shrink, a raw
+  // lone surrogate is six bytes in both), so the quoted text bounds both cases without asking the engine.
+  return Buffer.byteLength(JSON.stringify(text)) <= threshold;
 }
 
 /** Characters `JSON.stringify` writes as a six-character `\uXXXX` escape. */
