@@ -1,0 +1,59 @@
+// Faults and hostile inputs that must never take the process down or go uncoded (issue 11).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) {
+    spawnSync('chattr', ['-R', '-i', dir]); // a child killed mid-fault leaves its files immutable
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** Runs the SQLite fault fixture in a child process: a signal there is an exit status here. */
+function runSqliteFault(fault: 'truncate' | 'immutable', walMode: boolean) {
+  const dir = mkdtempSync(join(tmpdir(), 'rh-sqlite-fault-'));
+  dirs.push(dir);
+  const child = spawnSync(
+    process.execPath,
+    [join(__dirname, 'fixtures/sqlite-fault.cjs'), dir, fault, String(walMode)],
+    { encoding: 'utf8', timeout: 60_000 },
+  );
+  const report = child.stdout.trim() ? JSON.parse(child.stdout.trim()) : undefined;
+  return { signal: child.signal, status: child.status, stderr: child.stderr, report };
+}
+
+/** Whether chattr +i works here (root on a filesystem with inode flags). */
+function canMakeImmutable(): boolean {
+  const dir = mkdtempSync(join(tmpdir(), 'rh-chattr-'));
+  dirs.push(dir);
+  const probe = join(dir, 'probe');
+  spawnSync('touch', [probe]);
+  const set = spawnSync('chattr', ['+i', probe]);
+  spawnSync('chattr', ['-i', probe]);
+  return set.status === 0;
+}
+
+describe('SQLite file faults', () => {
+  for (const walMode of [true, false]) {
+    it(`a truncated side file (walMode ${walMode}) gives coded errors, not a signal`, () => {
+      const { signal, status, stderr, report } = runSqliteFault('truncate', walMode);
+      expect({ signal, status, stderr }).toEqual({ signal: null, status: 0, stderr: '' });
+      for (const { outcome } of report.steps) {
+        expect(outcome).toMatch(/^(ok|RESULT_STORE_WRITE_FAILED|RESULT_STORE_UNAVAILABLE)$/);
+      }
+    });
+  }
+
+  it.skipIf(!canMakeImmutable())('an immutable side file gives coded errors, not a signal', () => {
+    const { signal, status, stderr, report } = runSqliteFault('immutable', true);
+    expect({ signal, status, stderr }).toEqual({ signal: null, status: 0, stderr: '' });
+    expect(report.faulted.length).toBeGreaterThan(0);
+    const saves = report.steps.filter((s: { step: string }) => s.step === 'save').slice(1);
+    for (const { outcome } of saves) expect(outcome).toBe('RESULT_STORE_WRITE_FAILED');
+    for (const { outcome } of report.steps) expect(outcome).toMatch(/^(ok|RESULT_STORE_\w+)$/);
+  });
+});
