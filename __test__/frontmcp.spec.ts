@@ -231,12 +231,23 @@ describe('FrontMCP glue (against the contract fake)', () => {
         [{ handle, path: '$.missing' }, 'RESULT_PATH_NOT_FOUND'],
         [{ handle, path: '$.orders', limit: 100000 }, 'RESULT_SLICE_TOO_LARGE'],
         [{ handle, page: 1, offset: 0 }, 'INVALID_INPUT'],
+        [{}, 'INVALID_INPUT'], // no handle: coded by the engine, not refused by the schema
+        [{ handle: 42 }, 'INVALID_INPUT'],
       ];
       for (const [args, code] of cases) {
         const owner = code === 'RESULT_HANDLE_NOT_FOUND' ? session('s-other') : session('s-2');
         const result = await scope.callTool('result_query', args, { authInfo: owner });
         expect(result.isError, code).toBe(true);
         expect(result._meta.code).toBe(code);
+      }
+    });
+
+    it('lists handle as required while the tool schema lets a missing one reach the engine', () => {
+      const { resultQueryToolMetadata } = require('../dist/tools/result-query.tool.js');
+      const input = z.object(resultQueryToolMetadata.inputSchema);
+      expect(input.safeParse({}).success).toBe(true);
+      for (const io of ['input', 'output'] as const) {
+        expect(z.toJSONSchema(input, { io }).required).toEqual(['handle']);
       }
     });
 

@@ -57,3 +57,37 @@ describe('SQLite file faults', () => {
     for (const { outcome } of report.steps) expect(outcome).toMatch(/^(ok|RESULT_STORE_\w+)$/);
   });
 });
+
+describe('result_query arguments over the wire (MCP SDK adapter, real Client)', () => {
+  it('answers a missing or mistyped handle with INVALID_INPUT and a remedy; the listing still requires it', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+    const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+    const { withResultHandles } = await import('../mcp.mjs');
+    const server = new McpServer({ name: 'hardening', version: '1.0.0' });
+    const handles = withResultHandles(server, { storage: { type: 'memory' } });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'hardening', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const { tools } = await client.listTools();
+      const listed = tools.find((t) => t.name === 'result_query')!;
+      expect(listed.inputSchema.required).toEqual(['handle']);
+      expect(listed.inputSchema.properties?.handle).toMatchObject({ type: 'string' });
+      for (const args of [{}, { handle: 42 }, { handle: '' }, { handle: null, path: '$' }]) {
+        const result = (await client.callTool({ name: 'result_query', arguments: args })) as {
+          isError?: boolean;
+          content: Array<{ text: string }>;
+          _meta?: { code?: string };
+        };
+        expect(result.isError, JSON.stringify(args)).toBe(true);
+        expect(result._meta?.code, JSON.stringify(args)).toBe('INVALID_INPUT');
+        expect(result.content[0].text).toMatch(/handle.*Pass handle exactly as the folded answer gave it/);
+      }
+    } finally {
+      await client.close();
+      await handles.close();
+    }
+  });
+});
