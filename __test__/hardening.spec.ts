@@ -91,3 +91,45 @@ describe('result_query arguments over the wire (MCP SDK adapter, real Client)', 
     }
   });
 });
+
+describe('low-level calls that must refuse, not succeed wrongly', () => {
+  it('commits a prepared plan once: a second commit is INVALID_INPUT and keeps nothing more', async () => {
+    const { openEngine, prepareOptions } = await import('../lib/core/engine');
+    const engine = await openEngine(prepareOptions({ thresholdBytes: 1024, storage: { type: 'memory' } }));
+    try {
+      const structuredContent = { text: 'x'.repeat(5000) };
+      const plan = await engine.prepare(
+        JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent }),
+      );
+      expect(plan.kind).toBe('fold');
+      const folded = JSON.parse(await engine.commit(plan, 'session-a'));
+      const handle = folded.structuredContent.handle as string;
+      await expect(engine.commit(plan, 'session-b')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      // Session b got no copy of the answer under that handle.
+      const args = JSON.stringify({ handle, path: 'text', limit: 3 });
+      await expect(engine.query(args, 'session-b')).rejects.toMatchObject({ code: 'RESULT_HANDLE_NOT_FOUND' });
+      expect(JSON.parse(await engine.query(args, 'session-a')).value).toBe('xxx');
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('foldedJson refuses a preview or shape that is not JSON instead of returning invalid JSON', async () => {
+    const { foldedJson } = await import('../lib/result-handles.fold');
+    for (const [preview, shape] of [
+      ['{', '{}'],
+      ['{}', '{"type":'],
+      ['', '{}'],
+      ['{} {}', '{}'],
+    ]) {
+      expect(() => foldedJson(preview, shape, 'h'), `${preview} / ${shape}`).toThrow(
+        expect.objectContaining({ code: 'INVALID_INPUT' }),
+      );
+    }
+    expect(JSON.parse(foldedJson('{"a":1}', '{"type":"object"}', 'h'))).toEqual({
+      preview: { a: 1 },
+      shape: { type: 'object' },
+      handle: 'h',
+    });
+  });
+});

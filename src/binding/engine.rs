@@ -7,6 +7,7 @@
 //! CallToolResult. [`ResultHandlesEngine::query`] reads the record (or, for a window of a large list, the index and
 //! one byte range) and runs the query in one native call, so the kept answer never crosses into JS.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use napi::bindgen_prelude::PromiseRaw;
@@ -60,6 +61,8 @@ pub struct FitPlan {
   bytes: Option<u64>,
   answer_kind: Option<&'static str>,
   data: Option<Arc<PlanData>>,
+  /// A plan keeps its answer once: a second commit (perhaps for another owner) would keep one handle twice.
+  committed: AtomicBool,
 }
 
 fn settings_of(options_json: &str) -> CoreResult<FoldSettings> {
@@ -86,6 +89,7 @@ fn pass(reason: &'static str, bytes: Option<u64>) -> FitPlan {
     bytes,
     answer_kind: None,
     data: None,
+    committed: AtomicBool::new(false),
   }
 }
 
@@ -165,6 +169,7 @@ fn prepare_plan(
     bytes: Some(data.bytes),
     answer_kind: Some(answer_kind),
     data: Some(Arc::new(data)),
+    committed: AtomicBool::new(false),
   })
 }
 
@@ -239,6 +244,7 @@ impl ResultHandlesEngine {
     subject: Option<String>,
   ) -> Result<PromiseRaw<'env, String>> {
     let data = plan.data.clone();
+    let again = data.is_some() && plan.committed.swap(true, Ordering::AcqRel);
     let store = Arc::clone(&self.core.store);
     run_async(
       env,
@@ -247,6 +253,12 @@ impl ResultHandlesEngine {
           CoreError::new(ErrorCode::InvalidInput, "This plan does not fold.")
             .with_remedy("Commit only plans whose kind is 'fold'.")
         })?;
+        if again {
+          return Err(
+            CoreError::new(ErrorCode::InvalidInput, "This plan was already committed.")
+              .with_remedy("Commit each plan once; prepare the answer again to keep it again."),
+          );
+        }
         let owner = Owner::new(session, subject);
         let record = store.save(
           &data.handle,

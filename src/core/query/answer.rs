@@ -4,7 +4,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
-use super::json::{escaped_len, write_str, write_value};
+use super::json::{escaped_len, write_str, write_value, MAX_SAFE_INTEGER};
 use super::walk::{unreadable, Kind};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
@@ -75,7 +75,8 @@ pub(crate) fn window(args: &QueryArgs, default_limit: usize) -> (u64, usize) {
     (None, Some(page)) => (page - 1).saturating_mul(limit as u64),
     (None, None) => 0,
   };
-  (start, limit)
+  // Echoed back as `offset`: past 2^53 - 1 a JS number would no longer say where the page starts.
+  (start.min(MAX_SAFE_INTEGER), limit)
 }
 
 fn push_counters(out: &mut String, total: u64, offset: u64, next: Option<u64>) {
@@ -107,6 +108,9 @@ pub(crate) fn answer(
   let fields = args.fields.as_deref();
   let mut out = String::from("{\"path\":");
   write_str(&mut out, path);
+  if out.len() > threshold / 2 {
+    return Err(path_too_long(out.len(), threshold));
+  }
   out.push_str(",\"value\":");
   match target {
     Target::List(items) => {
@@ -222,6 +226,20 @@ fn text_answer(
     ));
   }
   Ok(())
+}
+
+/// The answer repeats `path`: one that takes more than half an answer leaves no room for the value, which would
+/// otherwise be refused as a slice too large with a remedy (fewer items, fewer keys) that cannot help.
+fn path_too_long(echo_bytes: usize, threshold: usize) -> CoreError {
+  CoreError::new(
+    ErrorCode::InvalidInput,
+    format!(
+      "path is too long: an answer repeats it ({echo_bytes} bytes), and it may take at most half of the {threshold}-byte limit for one answer."
+    ),
+  )
+  .with_remedy(
+    "Use a shorter path: read in two steps (a short path to the list, then a short filter), or name fewer alternatives.",
+  )
 }
 
 fn too_large(size: usize, threshold: usize, remedy: String) -> CoreError {
