@@ -251,6 +251,24 @@ describe('FrontMCP glue (against the contract fake)', () => {
       }
     });
 
+    it('counts what it did: ResultHandlesPlugin.stats(options) and the instance stats()', async () => {
+      const before = pkg.ResultHandlesPlugin.stats(OPTIONS);
+      const result = await scope.callTool('orders', {}, { authInfo: session('s-stats') });
+      await scope.callTool(
+        'result_query',
+        { handle: result._meta[META_KEY].handle, path: 'total' },
+        { authInfo: session('s-stats') },
+      );
+      await scope.callTool('small', {}, { authInfo: session('s-stats') });
+      const after = pkg.ResultHandlesPlugin.stats(OPTIONS);
+      expect(after.folded - before.folded).toBe(1);
+      expect(after.keptBytes - before.keptBytes).toBe(result._meta[META_KEY].bytes);
+      expect((after.queries.ok ?? 0) - (before.queries.ok ?? 0)).toBe(1);
+      expect((after.passed['under-threshold'] ?? 0) - (before.passed['under-threshold'] ?? 0)).toBe(1);
+      expect(new pkg.ResultHandlesPlugin(OPTIONS).stats()).toEqual(after);
+      expect(pkg.ResultHandlesPlugin.stats({})).toBeUndefined();
+    });
+
     it('binds to the subject: another user cannot read, the same user can from any session', async () => {
       const result = await scope.callTool('orders', {}, { authInfo: user('alice') });
       const handle = result._meta[META_KEY].handle;

@@ -133,3 +133,84 @@ describe('low-level calls that must refuse, not succeed wrongly', () => {
     });
   });
 });
+
+describe('what an operator can see (MCP SDK adapter)', () => {
+  async function pair(attach: { connectionSession?: boolean }, options: Record<string, unknown>) {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { InMemoryTransport } = await import('@modelcontextprotocol/sdk/inMemory.js');
+    const { McpServer } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+    const { createResultHandles } = await import('../mcp.mjs');
+    const { registerTools } = await import('./fixtures/mcp-host.mjs');
+    const warnings: string[] = [];
+    const handles = createResultHandles(
+      { thresholdBytes: 4096, ...options },
+      { logger: { warn: (m: string) => warnings.push(m) } },
+    );
+    const server = new McpServer({ name: 'stats', version: '1.0.0' });
+    registerTools(server);
+    handles.attach(server, attach);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'stats', version: '1.0.0' });
+    await client.connect(clientSide);
+    const call = (name: string, args: Record<string, unknown> = {}) =>
+      client.callTool({ name, arguments: args }) as Promise<{
+        structuredContent?: Record<string, unknown>;
+        _meta?: Record<string, unknown>;
+      }>;
+    return { handles, client, call, warnings };
+  }
+
+  it('warns once per tool when an answer over the threshold cannot fold for lack of a session or caller', async () => {
+    const { handles, client, call, warnings } = await pair(
+      { connectionSession: false },
+      { storage: { type: 'memory' } },
+    );
+    try {
+      for (let i = 0; i < 3; i++) await call('orders');
+      await call('orders_text');
+      expect(warnings.filter((w) => w.includes('"orders"') && w.includes('no session'))).toHaveLength(1);
+      expect(warnings.filter((w) => w.includes('"orders_text"') && w.includes('no session'))).toHaveLength(1);
+      expect(handles.stats().passed['no-owner']).toBe(4);
+      expect(handles.stats().folded).toBe(0);
+    } finally {
+      await client.close();
+      await handles.close();
+    }
+  });
+
+  it('counts folds, kept bytes, passes by reason, queries by outcome and store failures', async () => {
+    const { handles, client, call, warnings } = await pair(
+      { connectionSession: true },
+      { storage: { type: 'memory' } },
+    );
+    try {
+      const folded = await call('orders');
+      const handle = (folded._meta?.['frontmcp/result-handle'] as { handle: string; bytes: number }).handle;
+      await call('result_query', { handle, path: 'total' });
+      await call('result_query', { handle, path: '$.nope' });
+      await call('result_query', {});
+      const stats = handles.stats();
+      expect(stats.folded).toBe(1);
+      expect(stats.keptBytes).toBe((folded._meta?.['frontmcp/result-handle'] as { bytes: number }).bytes);
+      expect(stats.queries).toEqual({ ok: 1, RESULT_PATH_NOT_FOUND: 1, INVALID_INPUT: 1 });
+      expect(stats.storeFailures).toEqual({});
+      expect(warnings).toEqual([]);
+    } finally {
+      await client.close();
+      await handles.close();
+    }
+    const full = await pair({ connectionSession: true }, { storage: { type: 'memory', memory: { maxBytes: 1000 } } });
+    try {
+      await full.call('orders');
+      expect(full.handles.stats()).toMatchObject({
+        folded: 0,
+        passed: { 'store-failed': 1 },
+        storeFailures: { RESULT_STORE_WRITE_FAILED: 1 },
+      });
+    } finally {
+      await full.client.close();
+      await full.handles.close();
+    }
+  });
+});

@@ -12,6 +12,7 @@ import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './core/admission';
 import { frontMcpOwner, PluginRuntime, runtimeForScope } from './core/plugin-runtime';
 import { type Admission, type FoldedAnswer } from './core/result-handles.core';
 import { type ResultHandlesOptions } from './core/engine';
+import { type ResultHandlesStats } from './core/stats';
 import { ResultHandlesConfigToken, ResultHandlesRuntimeToken, ResultHandleStoreToken } from './result-handles.symbols';
 import { queryOwners, ResultQueryTool } from './tools/result-query.tool';
 
@@ -109,7 +110,12 @@ export type ResultHandlesPluginOptions = ResultHandlesOptions;
 export interface ResultHandlesPluginClass {
   /** Validates the options at once and returns the plugin record to list in `plugins`. */
   init(options?: ResultHandlesPluginOptions): unknown;
-  new (options?: ResultHandlesPluginOptions): object;
+  /**
+   * The counters of the plugin made by `init(options)` (the same options object): folded, passed whole by
+   * reason, kept bytes, queries by outcome, store failures. `undefined` before `init(options)`.
+   */
+  stats(options: ResultHandlesPluginOptions): ResultHandlesStats | undefined;
+  new (options?: ResultHandlesPluginOptions): { stats(): ResultHandlesStats };
 }
 
 const runtimesByOptions = new WeakMap<object, PluginRuntime>();
@@ -166,11 +172,20 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
       return super.init(options);
     }
 
+    static stats(options: ResultHandlesPluginOptions): ResultHandlesStats | undefined {
+      return runtimesByOptions.get(options)?.core.stats();
+    }
+
     readonly runtime: PluginRuntime;
 
     constructor(options: ResultHandlesPluginOptions = {}) {
       super();
       this.runtime = runtimeFor(options);
+    }
+
+    /** This plugin's counters (see {@link ResultHandlesStats}). */
+    stats(): ResultHandlesStats {
+      return this.runtime.core.stats();
     }
 
     @sdk.ToolHook.Will('parseInput', { priority: FIRST })
@@ -230,6 +245,10 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
 class ResultHandlesPluginWithoutSdk {
   static init(): never {
     throw missingSdkError();
+  }
+
+  static stats(): undefined {
+    return undefined;
   }
 
   constructor() {
