@@ -578,3 +578,25 @@ fn a_path_too_long_to_echo_is_invalid_input_naming_path() {
   let answer = query(&doc(), json!({"handle": "h", "path": filter(20)}), 1024).expect("fits");
   assert_eq!(answer["value"][0]["id"], json!(1));
 }
+
+/// Found by `cargo fuzz run query` (fuzz/artifacts, kept as fuzz/seeds/query/crash-unfinished-unicode-escape):
+/// serde_json_path panicked on an unfinished `\u` escape.
+#[test]
+fn an_unfinished_unicode_escape_is_not_a_path_and_no_panic() {
+  for path in [
+    r#"$["\u"#,
+    r#"$["\u12"#,
+    r#"$['\u'"#,
+    r#"$["\uD800\u"#,
+    "$[\"\\u\n{$_",
+  ] {
+    let error = err(&doc(), json!({"handle": "h", "path": path}), BIG);
+    assert_eq!(error.code, ErrorCode::PathNotFound, "{path}");
+  }
+  // A whole escape still reads.
+  let answer = ok(
+    &json!({"é": 1}),
+    json!({"handle": "h", "path": r#"$["\u00e9"]"#}),
+  );
+  assert_eq!(answer["value"], json!(1));
+}
