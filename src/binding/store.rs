@@ -230,6 +230,7 @@ impl NativeHandleStore {
       env,
       async move {
         inner.close().await;
+        super::memory::release_free_memory();
         Ok(())
       },
       |_, ()| Ok(()),
