@@ -10,7 +10,7 @@
 //   node scripts/soak.mjs [--only <phase>]     phases: sessions, redis-kill, redis-freeze, sqlite, hostile, rss
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
+import { once, setMaxListeners } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
@@ -141,7 +141,11 @@ async function startHost(options) {
 
 async function connect(url) {
   const client = new Client({ name: 'soak', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  const transport = new StreamableHTTPClientTransport(url);
+  await client.connect(transport);
+  // Every fetch adds an abort listener to the transport's one signal until it is collected: thousands of reads on
+  // one client would print MaxListenersExceededWarning (noise, not a finding here).
+  if (transport._abortController) setMaxListeners(0, transport._abortController.signal);
   return client;
 }
 
@@ -169,12 +173,20 @@ async function readRows(client, handle) {
   }
 }
 
+function newTally() {
+  return { folded: 0, whole: 0, exact: 0, mismatched: 0, readFailed: 0, callFailed: 0, latencies: [] };
+}
+
+/** Resolves once `tally` has seen `folds` folds (the load is running), or after 30 s. */
+async function loadRunning(tally, folds) {
+  for (let i = 0; i < 600 && tally.folded < folds; i++) await sleep(50);
+}
+
 /**
  * `sessions` clients each calling `report` and reading every folded answer back, until `until()` is false or each
  * has made `calls` calls. Counts folds, whole answers, exact read-backs and mismatches, and call latency.
  */
-async function drive({ url, sessions, calls, until = () => true, rows = 400 }) {
-  const tally = { folded: 0, whole: 0, exact: 0, mismatched: 0, readFailed: 0, callFailed: 0, latencies: [] };
+async function drive({ url, sessions, calls, until = () => true, rows = 400, tally = newTally() }) {
   const handlesBySession = [];
   await Promise.all(
     Array.from({ length: sessions }, async (_, s) => {
@@ -312,14 +324,14 @@ async function redisOutagePhase(kind) {
   const redis = await startRedis();
   const host = await startHost({ storage: { type: 'redis', redis: { url: redis.url } } });
   let running = true;
-  let faultAt = 0;
   let backAt = 0;
   try {
-    const load = drive({ url: host.url, sessions: 8, calls: 10_000, until: () => running, rows: 300 });
-    await sleep(2000);
-    faultAt = performance.now();
+    const tally = newTally();
+    const load = drive({ url: host.url, sessions: 8, calls: 10_000, until: () => running, rows: 300, tally });
+    await loadRunning(tally, 24);
     if (freeze) redis.freeze();
     else await redis.kill();
+
     await sleep(freeze ? 6000 : 4000);
     if (freeze) redis.thaw();
     else await redis.restart();
@@ -338,7 +350,7 @@ async function redisOutagePhase(kind) {
     await probe.close();
     await sleep(2000);
     running = false;
-    const { tally } = await load;
+    await load;
     const maxCall = Math.max(...tally.latencies);
     record(
       `redis-${kind}`,
@@ -371,7 +383,6 @@ async function redisOutagePhase(kind) {
       Object.values(stats.storeFailures).reduce((a, b) => a + b, 0) > 0 || tally.whole === 0,
       `storeFailures ${JSON.stringify(stats.storeFailures)}, passed ${JSON.stringify(stats.passed)}`,
     );
-    void faultAt;
   } finally {
     running = false;
     await host.close().catch(() => {});
@@ -428,8 +439,9 @@ async function sqliteChild(fault) {
   let running = true;
   const faulted = [];
   try {
-    const load = drive({ url: host.url, sessions: 4, calls: 10_000, until: () => running, rows: 300 });
-    await sleep(1500);
+    const tally = newTally();
+    const load = drive({ url: host.url, sessions: 4, calls: 10_000, until: () => running, rows: 300, tally });
+    await loadRunning(tally, 12);
     for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`].filter((f) => existsSync(f))) {
       if (fault === 'truncate' && f !== file) truncateSync(f, 0);
       if (fault === 'immutable') spawnSync('chattr', ['+i', f]);
@@ -437,7 +449,7 @@ async function sqliteChild(fault) {
     }
     await sleep(3000);
     running = false;
-    const { tally } = await load;
+    await load;
     const stats = host.handles.stats();
     process.stdout.write(`${JSON.stringify({ ...tally, latencies: undefined, storeFailures: stats.storeFailures })}\n`);
   } finally {
