@@ -24,3 +24,29 @@ pub fn args_for(path: &str) -> QueryArgs {
   }
   args
 }
+
+/// Whether `text` is JSON as JS's `JSON.parse` reads it: serde_json's grammar, plus lone surrogate escapes
+/// (`"\udc00"`), which `JSON.stringify` writes and serde_json refuses.
+pub fn is_js_json(text: &str) -> bool {
+  if serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok() {
+    return true;
+  }
+  let mut lenient = String::with_capacity(text.len());
+  let mut rest = text;
+  while let Some(at) = rest.find("\\u") {
+    let escape = rest.get(at + 2..at + 6);
+    let surrogate = escape.is_some_and(|hex| {
+      u16::from_str_radix(hex, 16).is_ok_and(|unit| (0xd800..0xe000).contains(&unit))
+    });
+    lenient.push_str(&rest[..at]);
+    if surrogate {
+      lenient.push_str("\\u0041");
+      rest = &rest[at + 6..];
+    } else {
+      lenient.push_str("\\u");
+      rest = &rest[at + 2..];
+    }
+  }
+  lenient.push_str(rest);
+  serde_json::from_str::<serde::de::IgnoredAny>(&lenient).is_ok()
+}
