@@ -105,12 +105,27 @@ pub(crate) fn answer(
   args: &QueryArgs,
   threshold: usize,
 ) -> CoreResult<String> {
+  write_answer(path, target, kind, args, threshold).map_err(|error| {
+    let mut echo = String::new();
+    write_str(&mut echo, path);
+    if error.code == ErrorCode::SliceTooLarge && echo.len() > threshold / 2 {
+      path_too_long(echo.len(), threshold)
+    } else {
+      error
+    }
+  })
+}
+
+fn write_answer(
+  path: &str,
+  target: Target,
+  kind: Kind,
+  args: &QueryArgs,
+  threshold: usize,
+) -> CoreResult<String> {
   let fields = args.fields.as_deref();
   let mut out = String::from("{\"path\":");
   write_str(&mut out, path);
-  if out.len() > threshold / 2 {
-    return Err(path_too_long(out.len(), threshold));
-  }
   out.push_str(",\"value\":");
   match target {
     Target::List(items) => {
@@ -228,13 +243,13 @@ fn text_answer(
   Ok(())
 }
 
-/// The answer repeats `path`: one that takes more than half an answer leaves no room for the value, which would
-/// otherwise be refused as a slice too large with a remedy (fewer items, fewer keys) that cannot help.
+/// The answer repeats `path`: when an answer does not fit and its path takes more than half of it, the path is the
+/// cause, and a slice-too-large remedy (fewer items, fewer keys) could not help.
 fn path_too_long(echo_bytes: usize, threshold: usize) -> CoreError {
   CoreError::new(
     ErrorCode::InvalidInput,
     format!(
-      "path is too long: an answer repeats it ({echo_bytes} bytes), and it may take at most half of the {threshold}-byte limit for one answer."
+      "path is too long: an answer repeats it ({echo_bytes} bytes, over half of the {threshold}-byte limit for one answer), and the answer does not fit."
     ),
   )
   .with_remedy(

@@ -566,7 +566,7 @@ fn a_page_past_the_safe_integer_range_echoes_an_offset_js_can_hold() {
 #[test]
 fn a_path_too_long_to_echo_is_invalid_input_naming_path() {
   let filter = |n: usize| format!("$.orders[?{}]", vec!["@.id == 1"; n].join(" || "));
-  let error = err(&doc(), json!({"handle": "h", "path": filter(60)}), 1024);
+  let error = err(&doc(), json!({"handle": "h", "path": filter(75)}), 1024);
   assert_eq!(error.code, ErrorCode::InvalidInput);
   assert!(
     error.message.starts_with("path is too long"),
