@@ -239,6 +239,8 @@ describe('FrontMCP glue (against the contract fake)', () => {
         [{ handle, path: '$.missing' }, 'RESULT_PATH_NOT_FOUND'],
         [{ handle, path: '$.orders', limit: 100000 }, 'RESULT_SLICE_TOO_LARGE'],
         [{ handle, page: 1, offset: 0 }, 'INVALID_INPUT'],
+        [{}, 'INVALID_INPUT'], // no handle: coded by the engine, not refused by the schema
+        [{ handle: 42 }, 'INVALID_INPUT'],
       ];
       for (const [args, code] of cases) {
         const owner = code === 'RESULT_HANDLE_NOT_FOUND' ? session('s-other') : session('s-2');
@@ -246,6 +248,33 @@ describe('FrontMCP glue (against the contract fake)', () => {
         expect(result.isError, code).toBe(true);
         expect(result._meta.code).toBe(code);
       }
+    });
+
+    it('lists handle as required while the tool schema lets a missing one reach the engine', () => {
+      const { resultQueryToolMetadata } = require('../dist/tools/result-query.tool.js');
+      const input = z.object(resultQueryToolMetadata.inputSchema);
+      expect(input.safeParse({}).success).toBe(true);
+      for (const io of ['input', 'output'] as const) {
+        expect(z.toJSONSchema(input, { io }).required).toEqual(['handle']);
+      }
+    });
+
+    it('counts what it did: ResultHandlesPlugin.stats(options) and the instance stats()', async () => {
+      const before = pkg.ResultHandlesPlugin.stats(OPTIONS);
+      const result = await scope.callTool('orders', {}, { authInfo: session('s-stats') });
+      await scope.callTool(
+        'result_query',
+        { handle: result._meta[META_KEY].handle, path: 'total' },
+        { authInfo: session('s-stats') },
+      );
+      await scope.callTool('small', {}, { authInfo: session('s-stats') });
+      const after = pkg.ResultHandlesPlugin.stats(OPTIONS);
+      expect(after.folded - before.folded).toBe(1);
+      expect(after.keptBytes - before.keptBytes).toBe(result._meta[META_KEY].bytes);
+      expect((after.queries.ok ?? 0) - (before.queries.ok ?? 0)).toBe(1);
+      expect((after.passed['under-threshold'] ?? 0) - (before.passed['under-threshold'] ?? 0)).toBe(1);
+      expect(new pkg.ResultHandlesPlugin(OPTIONS).stats()).toEqual(after);
+      expect(pkg.ResultHandlesPlugin.stats({})).toBeUndefined();
     });
 
     it('binds to the subject: another user cannot read, the same user can from any session', async () => {

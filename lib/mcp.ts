@@ -19,11 +19,13 @@ import { engineOpener, prepareOptions, type ResultHandlesOptions } from './core/
 import { HandleReferenceResolver } from './core/handle-references';
 import { RESULT_QUERY_TOOL_NAME } from './result-handles.options';
 import { resultQueryDescription, resultQueryInputShape, resultQueryOutputShape } from './core/result-query.schema';
+import { type ResultHandlesStats } from './core/stats';
 
 export { foldable, type FoldableShape } from './core/zod-foldable';
 export type { ResultHandlesLogger } from './core/logger';
 export type { ResultHandlesOptions } from './core/engine';
 export type { FoldedAnswer, FoldPolicy } from './core/result-handles.core';
+export { RESULT_HANDLES_METRICS, type ResultHandlesStats } from './core/stats';
 
 const ATTACHED = Symbol.for('result-handles-native/mcp.attached');
 
@@ -82,6 +84,8 @@ export interface ResultHandles {
   ready(): Promise<void>;
   /** Disconnects the store. */
   close(): Promise<void>;
+  /** Counters since creation: folded, passed whole by reason, kept bytes, queries by outcome, store failures. */
+  stats(): ResultHandlesStats;
 }
 
 // ─── Owner mapping ───────────────────────────────────────────────────────────
@@ -331,6 +335,7 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
     close(): Promise<void> {
       return core.close();
     },
+    stats: () => core.stats(),
   };
 }
 

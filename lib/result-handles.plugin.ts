@@ -12,6 +12,7 @@ import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './core/admission';
 import { frontMcpOwner, PluginRuntime, runtimeForScope } from './core/plugin-runtime';
 import { type Admission, type FoldedAnswer } from './core/result-handles.core';
 import { type ResultHandlesOptions } from './core/engine';
+import { type ResultHandlesStats } from './core/stats';
 import { ResultHandlesConfigToken, ResultHandlesRuntimeToken, ResultHandleStoreToken } from './result-handles.symbols';
 import { queryOwners, ResultQueryTool, ResultQueryToolWithReferences } from './tools/result-query.tool';
 import { type CodedFailure } from './core/result-handles.core';
@@ -131,7 +132,12 @@ export interface ResultHandlesPluginRecord {
 export interface ResultHandlesPluginClass {
   /** Validates the options at once and returns the plugin record to list in `plugins`. */
   init(options?: ResultHandlesPluginOptions): ResultHandlesPluginRecord;
-  new (options?: ResultHandlesPluginOptions): object;
+  /**
+   * The counters of the plugin made by `init(options)` (the same options object): folded, passed whole by
+   * reason, kept bytes, queries by outcome, store failures. `undefined` before `init(options)`.
+   */
+  stats(options: ResultHandlesPluginOptions): ResultHandlesStats | undefined;
+  new (options?: ResultHandlesPluginOptions): { stats(): ResultHandlesStats };
 }
 
 const runtimesByOptions = new WeakMap<object, PluginRuntime>();
@@ -194,11 +200,20 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
       return withReferences;
     }
 
+    static stats(options: ResultHandlesPluginOptions): ResultHandlesStats | undefined {
+      return runtimesByOptions.get(options)?.core.stats();
+    }
+
     readonly runtime: PluginRuntime;
 
     constructor(options: ResultHandlesPluginOptions = {}) {
       super();
       this.runtime = runtimeFor(options);
+    }
+
+    /** This plugin's counters (see {@link ResultHandlesStats}). */
+    stats(): ResultHandlesStats {
+      return this.runtime.core.stats();
     }
 
     @sdk.ToolHook.Will('parseInput', { priority: FIRST })
@@ -288,6 +303,10 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
 class ResultHandlesPluginWithoutSdk {
   static init(): never {
     throw missingSdkError();
+  }
+
+  static stats(): undefined {
+    return undefined;
   }
 
   constructor() {

@@ -24,6 +24,11 @@ export class Warnings {
 
   constructor(private readonly logger: ResultHandlesLogger) {}
 
+  /** Whether `key` was said already. */
+  has(key: string): boolean {
+    return this.said.has(key);
+  }
+
   /** Logs `message` the first time `key` is seen. */
   once(key: string, message: string): void {
     if (this.said.has(key)) return;

@@ -9,6 +9,7 @@
 import * as native from '../native';
 import { type Owner } from './owner';
 import { Warnings } from './logger';
+import { Stats, type ResultHandlesStats } from './stats';
 
 /** `{ preview, shape, handle }`: what a model sees in place of a large answer. */
 export interface FoldedAnswer {
@@ -199,6 +200,7 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
 export class ResultHandlesCore {
   private engine: Promise<EngineLike> | undefined;
   private readonly warnings: Warnings;
+  private readonly counters = new Stats();
 
   constructor(
     private readonly openEngine: () => Promise<EngineLike>,
@@ -225,24 +227,30 @@ export class ResultHandlesCore {
    * failure sends the answer whole (and a failure to keep it is logged, by code only).
    */
   async fit(result: unknown, call: FitCall): Promise<unknown> {
-    if (call.owner === undefined || !isObject(result)) return result;
+    if (!isObject(result)) return this.passed(result, 'not-a-call-tool-result');
     const split = splitAnswer(result);
     const threshold = this.settings.thresholdBytes;
-    if (split && threshold !== undefined && certainlyUnder(split, threshold)) return result;
+    if (split && threshold !== undefined && certainlyUnder(split, threshold))
+      return this.passed(result, 'under-threshold');
+    if (call.owner === undefined) {
+      await this.warnIfOwnerlessWouldFold(result, split, call);
+      return this.passed(result, 'no-owner');
+    }
 
     let engine: EngineLike;
     let plan: FitPlanLike;
     try {
       engine = await this.ready();
       const prepared = await this.prepare(engine, result, split, call);
-      if (prepared === undefined) return result;
+      if (prepared === undefined) return this.passed(result, 'not-json');
       plan = prepared;
     } catch (error) {
       this.warnings.once(
         `prepare:${errorCode(error)}`,
         `could not fold an answer of tool "${call.fullName}" (${errorCode(error)}); it was sent whole.`,
       );
-      return result;
+      this.counters.failed(errorCode(error));
+      return this.passed(result, 'prepare-failed');
     }
     if (plan.reason === 'too-deep-to-query') {
       this.warnings.once(
@@ -251,20 +259,21 @@ export class ResultHandlesCore {
           'sent whole.',
       );
     }
-    if (plan.kind !== 'fold' || typeof plan.foldedJson !== 'string') return result;
+    if (plan.kind !== 'fold' || typeof plan.foldedJson !== 'string')
+      return this.passed(result, plan.reason ?? 'unknown');
 
     const policy = this.settings.foldPolicy;
     if (policy) {
       try {
         const answer = this.answerOf(result, plan);
         const context = { bytes: plan.bytes ?? 0, fullName: call.fullName, request: call.request };
-        if (!(await policy(call.toolName, answer, context))) return result;
+        if (!(await policy(call.toolName, answer, context))) return this.passed(result, 'fold-policy');
       } catch {
         this.warnings.once(
           `policy:${call.fullName}`,
           `foldPolicy threw for tool "${call.fullName}"; its answer was sent whole.`,
         );
-        return result;
+        return this.passed(result, 'fold-policy-threw');
       }
     }
 
@@ -283,18 +292,20 @@ export class ResultHandlesCore {
             `(${admission.reason}), so its large answers are sent whole.` +
             (admission.advice ? ` ${admission.advice}` : ''),
         );
-        return result;
+        return this.passed(result, 'output-schema');
       }
     }
 
     try {
       const folded = await engine.commit(plan, call.owner.session ?? null, call.owner.subject ?? null);
+      this.counters.foldedOne(plan.bytes ?? 0);
       return JSON.parse(folded) as unknown;
     } catch (error) {
       this.warnings.say(
         `could not keep an answer of tool "${call.fullName}" (${errorCode(error)}); it was sent whole.`,
       );
-      return result;
+      this.counters.failed(errorCode(error));
+      return this.passed(result, 'store-failed');
     }
   }
 
@@ -306,10 +317,50 @@ export class ResultHandlesCore {
     try {
       const engine = await this.ready();
       const argsJson = JSON.stringify(args ?? {});
-      return await engine.query(argsJson, owner?.session ?? null, owner?.subject ?? null);
+      const answer = await engine.query(argsJson, owner?.session ?? null, owner?.subject ?? null);
+      this.counters.queried('ok');
+      return answer;
     } catch (error) {
-      throw codedFailure(error);
+      const failure = codedFailure(error);
+      this.counters.queried(failure.code);
+      this.counters.failed(errorCode(error));
+      throw failure;
     }
+  }
+
+  /** What this runtime has done so far (see {@link ResultHandlesStats}). */
+  stats(): ResultHandlesStats {
+    return this.counters.snapshot();
+  }
+
+  private passed(result: unknown, reason: string): unknown {
+    this.counters.passedOne(reason);
+    return result;
+  }
+
+  /**
+   * A call with no session and no caller never folds (nobody could read the handle back). Says so once per tool,
+   * the first time such an answer would have folded: asks the engine (which measures) until then, never after.
+   */
+  private async warnIfOwnerlessWouldFold(
+    result: Record<string, unknown>,
+    split: SplitAnswer | undefined,
+    call: FitCall,
+  ) {
+    const key = `no-owner:${call.fullName}`;
+    if (this.warnings.has(key)) return;
+    try {
+      const plan = await this.prepare(await this.ready(), result, split, call);
+      if (plan?.kind !== 'fold') return;
+    } catch {
+      return; // the store or engine is down: that is warned about where it matters
+    }
+    this.warnings.once(
+      key,
+      `tool "${call.fullName}": an answer over the threshold was sent whole because the call has no session and no ` +
+        'authenticated caller to keep it for. Serve it over a transport with sessions, authenticate callers, or ' +
+        '(MCP SDK adapter) attach with { connectionSession: true } when one connection is one client.',
+    );
   }
 
   /** Closes the store (and forgets the engine). */

@@ -30,7 +30,10 @@ export function resultQueryDescription(referencesOn: boolean): string {
 /** The argument shape (a raw shape, as both SDKs take it). */
 export function resultQueryInputShape(z: Z) {
   return {
-    handle: z.unknown().meta({ type: 'string', description: 'The handle from the folded answer.' }),
+    // `.catch` lets an absent handle through the host's parse (zod marks a catch optional at run time) so the engine
+    // answers INVALID_INPUT with a remedy, while the listed JSON Schema still names handle as required (zod reads
+    // the declared type under the catch).
+    handle: z.unknown().catch(undefined).meta({ type: 'string', description: 'The handle from the folded answer.' }),
     path: z
       .unknown()
       .optional()

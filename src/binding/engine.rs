@@ -646,6 +646,7 @@ impl ResultHandlesEngine {
       env,
       async move {
         store.close().await;
+        super::memory::release_free_memory();
         Ok(())
       },
       |_, ()| Ok(()),

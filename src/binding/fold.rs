@@ -107,8 +107,24 @@ pub fn fold_answer_sync(
 }
 
 /// `{"preview":…,"shape":…,"handle":"…"}`: the folded answer as the model sees it, from `foldAnswer`'s
-/// `previewJson` and `shapeJson` and the handle the store gave.
+/// `previewJson` and `shapeJson` and the handle the store gave. Throws `INVALID_INPUT` when either is not one
+/// JSON value (the result would not be JSON).
 #[napi]
-pub fn folded_json(preview_json: String, shape_json: String, handle: String) -> String {
-  fold::folded_json(&preview_json, &shape_json, &handle)
+pub fn folded_json(
+  env: &Env,
+  preview_json: String,
+  shape_json: String,
+  handle: String,
+) -> napi::Result<String> {
+  run_sync(env, || {
+    for (name, json) in [("previewJson", &preview_json), ("shapeJson", &shape_json)] {
+      if serde_json::from_str::<serde::de::IgnoredAny>(json).is_err() {
+        return Err(
+          CoreError::new(ErrorCode::InvalidInput, format!("{name} is not JSON."))
+            .with_remedy("Pass previewJson and shapeJson exactly as foldAnswer returned them."),
+        );
+      }
+    }
+    Ok(fold::folded_json(&preview_json, &shape_json, &handle))
+  })
 }

@@ -5,6 +5,7 @@
 mod engine;
 mod error;
 mod fold;
+mod memory;
 mod options;
 mod query;
 mod references;

@@ -254,6 +254,7 @@ impl NativeHandleStore {
       env,
       async move {
         inner.close().await;
+        super::memory::release_free_memory();
         Ok(())
       },
       |_, ()| Ok(()),

@@ -4,7 +4,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
-use super::json::{escaped_len, write_str, write_value};
+use super::json::{escaped_len, write_str, write_value, MAX_SAFE_INTEGER};
 use super::walk::{unreadable, Kind};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
@@ -75,7 +75,8 @@ pub(crate) fn window(args: &QueryArgs, default_limit: usize) -> (u64, usize) {
     (None, Some(page)) => (page - 1).saturating_mul(limit as u64),
     (None, None) => 0,
   };
-  (start, limit)
+  // Echoed back as `offset`: past 2^53 - 1 a JS number would no longer say where the page starts.
+  (start.min(MAX_SAFE_INTEGER), limit)
 }
 
 fn push_counters(out: &mut String, total: u64, offset: u64, next: Option<u64>) {
@@ -98,6 +99,24 @@ fn counters_len(total: u64, offset: u64, next: Option<u64>) -> usize {
 
 /// Writes the answer for `target` found at `path` (a normalized path or the query as run).
 pub(crate) fn answer(
+  path: &str,
+  target: Target,
+  kind: Kind,
+  args: &QueryArgs,
+  threshold: usize,
+) -> CoreResult<String> {
+  write_answer(path, target, kind, args, threshold).map_err(|error| {
+    let mut echo = String::new();
+    write_str(&mut echo, path);
+    if error.code == ErrorCode::SliceTooLarge && echo.len() > threshold / 2 {
+      path_too_long(echo.len(), threshold)
+    } else {
+      error
+    }
+  })
+}
+
+fn write_answer(
   path: &str,
   target: Target,
   kind: Kind,
@@ -222,6 +241,20 @@ fn text_answer(
     ));
   }
   Ok(())
+}
+
+/// The answer repeats `path`: when an answer does not fit and its path takes more than half of it, the path is the
+/// cause, and a slice-too-large remedy (fewer items, fewer keys) could not help.
+fn path_too_long(echo_bytes: usize, threshold: usize) -> CoreError {
+  CoreError::new(
+    ErrorCode::InvalidInput,
+    format!(
+      "path is too long: an answer repeats it ({echo_bytes} bytes, over half of the {threshold}-byte limit for one answer), and the answer does not fit."
+    ),
+  )
+  .with_remedy(
+    "Use a shorter path: read in two steps (a short path to the list, then a short filter), or name fewer alternatives.",
+  )
 }
 
 fn too_large(size: usize, threshold: usize, remedy: String) -> CoreError {

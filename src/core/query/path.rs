@@ -91,8 +91,13 @@ pub(crate) fn parse_path(path: &str) -> CoreResult<(PathForm, ParsedPath)> {
        {MAX_FILTER_NESTING} deep. {PATH_FORMS_HELP}"
     )));
   }
-  match JsonPath::parse(&text) {
-    Ok(query) => Ok((
+  if let Some(at) = broken_unicode_escape(&text) {
+    return Err(not_a_path(Some(at)));
+  }
+  // serde_json_path 0.7 panics ("we do not use streaming parsers") on some unfinished inputs; the check above
+  // catches the known one (found by fuzzing), this catches any other.
+  match std::panic::catch_unwind(|| JsonPath::parse(&text)) {
+    Ok(Ok(query)) => Ok((
       PathForm::Query,
       ParsedPath::Query {
         query,
@@ -100,8 +105,28 @@ pub(crate) fn parse_path(path: &str) -> CoreResult<(PathForm, ParsedPath)> {
         descents,
       },
     )),
-    Err(error) => Err(not_a_path(Some(error.position()))),
+    Ok(Err(error)) => Err(not_a_path(Some(error.position()))),
+    Err(_) => Err(not_a_path(None)),
   }
+}
+
+/// Where a `\u` escape lacks its four hex digits (never valid JSONPath), in characters.
+fn broken_unicode_escape(text: &str) -> Option<usize> {
+  let chars: Vec<char> = text.chars().collect();
+  let mut at = 0;
+  while at < chars.len() {
+    if chars[at] == '\\' {
+      let hex_digits = chars.get(at + 2..at + 6);
+      let complete = hex_digits.is_some_and(|digits| digits.iter().all(char::is_ascii_hexdigit));
+      if chars.get(at + 1) == Some(&'u') && !complete {
+        return Some(at);
+      }
+      at += 2;
+    } else {
+      at += 1;
+    }
+  }
+  None
 }
 
 /// How the path forms look; part of every "not a path" remedy.

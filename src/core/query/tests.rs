@@ -570,3 +570,52 @@ fn answers_read_up_to_the_query_depth_limit() {
     }
   }
 }
+
+#[test]
+fn a_page_past_the_safe_integer_range_echoes_an_offset_js_can_hold() {
+  let answer = ok(
+    &doc(),
+    json!({"handle": "h", "path": "orders", "page": 9007199254740991u64, "limit": 20}),
+  );
+  assert_eq!(answer["value"], json!([]));
+  let offset = answer["offset"].as_u64().expect("a whole offset");
+  assert!(offset < 1 << 53, "offset {offset} is past 2^53 - 1");
+}
+
+#[test]
+fn a_path_too_long_to_echo_is_invalid_input_naming_path() {
+  let filter = |n: usize| format!("$.orders[?{}]", vec!["@.id == 1"; n].join(" || "));
+  let error = err(&doc(), json!({"handle": "h", "path": filter(75)}), 1024);
+  assert_eq!(error.code, ErrorCode::InvalidInput);
+  assert!(
+    error.message.starts_with("path is too long"),
+    "{}",
+    error.message
+  );
+  assert!(error.remedy.is_some());
+  // A path well under half the limit still answers.
+  let answer = query(&doc(), json!({"handle": "h", "path": filter(20)}), 1024).expect("fits");
+  assert_eq!(answer["value"][0]["id"], json!(1));
+}
+
+/// Found by `cargo fuzz run query` (fuzz/artifacts, kept as fuzz/seeds/query/crash-unfinished-unicode-escape):
+/// serde_json_path panicked on an unfinished `\u` escape.
+#[test]
+fn an_unfinished_unicode_escape_is_not_a_path_and_no_panic() {
+  for path in [
+    r#"$["\u"#,
+    r#"$["\u12"#,
+    r#"$['\u'"#,
+    r#"$["\uD800\u"#,
+    "$[\"\\u\n{$_",
+  ] {
+    let error = err(&doc(), json!({"handle": "h", "path": path}), BIG);
+    assert_eq!(error.code, ErrorCode::PathNotFound, "{path}");
+  }
+  // A whole escape still reads.
+  let answer = ok(
+    &json!({"é": 1}),
+    json!({"handle": "h", "path": r#"$["\u00e9"]"#}),
+  );
+  assert_eq!(answer["value"], json!(1));
+}

@@ -94,12 +94,22 @@ impl SqliteBackend {
     let open = move || -> CoreResult<Self> {
       let cannot_open = |_: rusqlite::Error| {
         unavailable("The SQLite store could not be opened.").with_remedy(
-          "Check that storage.sqlite.path names a writable file in an existing directory.",
+          "Check that storage.sqlite.path names a writable file in an existing directory, not open in another process (with walMode one process owns the file; use walMode: false to share it).",
         )
       };
       let connection = Connection::open(&config.path).map_err(cannot_open)?;
       connection.busy_timeout(BUSY_TIMEOUT).map_err(cannot_open)?;
+      // No memory-mapped file anywhere: a mapped page that can no longer be written (disk full, file truncated
+      // or made immutable) raises SIGBUS, which kills the whole server instead of failing one call.
+      connection
+        .query_row("PRAGMA mmap_size = 0", [], |_| Ok(()))
+        .map_err(cannot_open)?;
       if config.wal {
+        // Exclusive locking before WAL keeps the wal-index in this process's heap instead of a mapped `-shm`
+        // file (SQLite never creates one). The price: one process owns the file while the store is open.
+        connection
+          .query_row("PRAGMA locking_mode = EXCLUSIVE", [], |_| Ok(()))
+          .map_err(cannot_open)?;
         connection
           .query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))
           .map_err(cannot_open)?;
