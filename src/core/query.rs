@@ -13,6 +13,7 @@
 
 mod answer;
 mod args;
+mod eval;
 pub mod index;
 mod json;
 mod path;
@@ -23,8 +24,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::jsonpath_spec::spec_query;
 use answer::{answer, Items, Target};
-use path::{check_query_cost, normalized_path, parse_path, ParsedPath};
+use eval::{Budget, Evaluation};
+use path::{normalized_path, parse_path, ParsedPath};
 use seek::{seek, Terminal};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
@@ -132,11 +135,9 @@ fn query_text(
     ParsedPath::Query {
       query,
       text: query_text,
-      descents,
     } => {
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
-      check_query_cost(&value, descents)?;
-      let matches = query.query(&value).all();
+      let matches = select_in_value(&query, &value)?;
       answer(
         &query_text,
         Target::List(Items::Refs(&matches)),
@@ -168,13 +169,8 @@ pub fn run_query_value(
       }
       Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
     },
-    ParsedPath::Query {
-      query,
-      text,
-      descents,
-    } => {
-      check_query_cost(answer_value, descents)?;
-      let matches = query.query(answer_value).all();
+    ParsedPath::Query { query, text } => {
+      let matches = select_in_value(&query, answer_value)?;
       answer(
         &text,
         Target::List(Items::Refs(&matches)),
@@ -184,6 +180,15 @@ pub fn run_query_value(
       )
     }
   }
+}
+
+/// The nodes `query` selects in a parsed answer.
+fn select_in_value<'v>(
+  query: &serde_json_path::JsonPath,
+  answer_value: &'v Value,
+) -> CoreResult<Vec<&'v Value>> {
+  let budget = Budget::for_nodes(eval::count_nodes(answer_value));
+  Evaluation::new(answer_value, budget).select(spec_query(query))
 }
 
 /// RESULT_PATH_NOT_FOUND for a path that names nothing, pointing at the deepest node that exists.
