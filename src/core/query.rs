@@ -18,6 +18,7 @@ pub mod index;
 mod json;
 mod path;
 mod seek;
+mod tape;
 mod walk;
 
 use serde_json::value::RawValue;
@@ -29,6 +30,7 @@ use answer::{answer, Items, Target};
 use eval::{Budget, Evaluation};
 use path::{normalized_path, parse_path, ParsedPath};
 use seek::{seek, Terminal};
+use tape::{Tape, TapeNode};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
@@ -136,6 +138,18 @@ fn query_text(
       query,
       text: query_text,
     } => {
+      if let Some(tape) = Tape::build(text) {
+        let budget = Budget::for_nodes(tape.nodes());
+        let matches = Evaluation::new(tape.root(), budget).select(spec_query(&query))?;
+        let texts = matches.into_iter().map(TapeNode::text).collect();
+        return answer(
+          &query_text,
+          Target::List(Items::Texts(texts)),
+          Kind::Array,
+          args,
+          threshold_bytes,
+        );
+      }
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
       let matches = select_in_value(&query, &value)?;
       answer(

@@ -16,6 +16,8 @@ pub(crate) enum Items<'a> {
   Refs(&'a [&'a Value]),
   /// An array read lazily from the answer's text: only the items in the window are parsed.
   Raws(Vec<&'a RawValue>),
+  /// Nodes a JSONPath query matched, as their JSON text: only those in the window are parsed.
+  Texts(Vec<&'a str>),
   /// Items `base ..` of a list of `total` items, read from a byte range of the answer (the path index route).
   Window {
     items: Vec<&'a RawValue>,
@@ -30,6 +32,7 @@ impl Items<'_> {
       Items::Values(items) => items.len(),
       Items::Refs(items) => items.len(),
       Items::Raws(items) => items.len(),
+      Items::Texts(items) => items.len(),
       Items::Window { total, .. } => *total,
     }
   }
@@ -40,6 +43,10 @@ impl Items<'_> {
       Items::Refs(items) => write_value(out, items[at], fields),
       Items::Raws(items) => {
         let item: Value = serde_json::from_str(items[at].get()).map_err(unreadable)?;
+        write_value(out, &item, fields);
+      }
+      Items::Texts(items) => {
+        let item: Value = serde_json::from_str(items[at]).map_err(unreadable)?;
         write_value(out, &item, fields);
       }
       Items::Window { items, base, .. } => {
