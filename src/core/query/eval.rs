@@ -269,14 +269,18 @@ impl<'a, N: Node<'a>> Evaluation<N> {
   }
 
   fn query_segment(&mut self, segment: &QuerySegment, node: N, out: &mut Vec<N>) -> CoreResult<()> {
-    self.segment(&segment.segment, node, out)?;
-    if segment.kind == QuerySegmentKind::Descendant {
-      let mut children = Vec::new();
-      node.children(&mut children);
-      self.budget.spend(children.len() as u64)?;
-      for child in children {
-        self.query_segment(segment, child, out)?;
-      }
+    if segment.kind == QuerySegmentKind::Child {
+      return self.segment(&segment.segment, node, out);
+    }
+    // The node, then each child's subtree in order (pre-order), with a stack instead of recursion: children are
+    // pushed last first, so the first child's whole subtree comes off the stack before the second child.
+    let mut stack = vec![node];
+    while let Some(next) = stack.pop() {
+      self.segment(&segment.segment, next, out)?;
+      let before = stack.len();
+      next.children(&mut stack);
+      self.budget.spend((stack.len() - before) as u64)?;
+      stack[before..].reverse();
     }
     Ok(())
   }
