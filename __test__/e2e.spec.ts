@@ -1,6 +1,5 @@
 // End-to-end: a real MCP Client over Streamable HTTP against McpServer + the result-handles adapter.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -8,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 import { createRequire } from 'node:module';
 
-import { seedOrders, startHost, TOKENS } from './fixtures/mcp-host.mjs';
+import { seedOrders, spawnHostProcess, startHost, TOKENS } from './fixtures/mcp-host.mjs';
 
 const native = createRequire(import.meta.url)('../binding.js') as {
   throwHandleNotFound(): never;
@@ -351,29 +350,17 @@ describe('MCP SDK adapter, stateless', () => {
 });
 
 describe('Redis-backed store across processes', () => {
-  const hostScript = fileURLToPath(new URL('./fixtures/mcp-host.mjs', import.meta.url));
   const children: ChildProcess[] = [];
 
-  function spawnHost(redisUrl: string): Promise<string> {
+  async function spawnHost(redisUrl: string): Promise<string> {
     const options = {
       thresholdBytes: 4096,
       preview: { items: 2 },
       storage: { type: 'redis', redis: { url: redisUrl } },
     };
-    const child = spawn(process.execPath, [hostScript], {
-      env: { ...process.env, RESULT_HANDLES_E2E_OPTIONS: JSON.stringify(options) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const { url, child } = await spawnHostProcess(options);
     children.push(child);
-    return new Promise((resolve, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const match = /PORT (\d+)/.exec(out);
-        if (match) resolve(`http://127.0.0.1:${match[1]}/mcp`);
-      });
-      child.on('exit', (code) => reject(new Error(`host exited with ${code}`)));
-    });
+    return url;
   }
 
   afterAll(async () => {

@@ -403,3 +403,74 @@ describe('FrontMCP glue (against the contract fake)', () => {
     expect(typeof calls[2].answer).toBe('string');
   });
 });
+
+describe('FrontMCP glue: handle references in tool arguments', () => {
+  const received: unknown[] = [];
+  const consumer = () => [
+    tool({ name: 'orders' }, () => SEED),
+    tool({ name: 'upload' }, (input) => {
+      received.push(input);
+      return { ok: true };
+    }),
+    tool({ name: 'forwards' }, async function (this: any, input: any) {
+      // A tool calling a tool with a reference it was handed: nested calls are left as they are.
+      const inner = await this.scope.runFlow('tools:call-tool', {
+        request: { method: 'tools/call', params: { name: 'upload', arguments: input } },
+        ctx: { authInfo: this.authInfo, internalCall: true },
+      });
+      return { inner: inner.structuredContent };
+    }),
+  ];
+  const scopeWith = (options: Record<string, unknown>) =>
+    new fake.FakeScope({ plugins: [pkg.ResultHandlesPlugin.init({ ...OPTIONS, ...options })], tools: consumer() });
+  const fold = async (scope: any, owner: unknown) =>
+    (await scope.callTool('orders', {}, { authInfo: owner }))._meta[META_KEY].handle as string;
+
+  it('hands the tool the value, read for the same caller only', async () => {
+    const scope = scopeWith({ handleReferences: (name: string) => name === 'upload' });
+    const handle = await fold(scope, session('r-1'));
+    const args = { rows: { $resultHandle: handle, path: 'orders' }, all: [{ $resultHandle: handle }] };
+    const result = await scope.callTool('upload', args, { authInfo: session('r-1') });
+    expect(result.isError).toBeFalsy();
+    expect(received.at(-1)).toEqual({ rows: SEED.orders, all: [SEED] });
+
+    const foreign = await scope.callTool('upload', args, { authInfo: session('r-2') });
+    expect(foreign).toMatchObject({ isError: true, _meta: { code: 'RESULT_HANDLE_NOT_FOUND' } });
+    const unknown = await scope.callTool('result_query', { handle }, { authInfo: session('r-2') });
+    expect(foreign.content).toEqual(unknown.content);
+    const missing = await scope.callTool(
+      'upload',
+      { rows: { $resultHandle: handle, path: 'nope' } },
+      { authInfo: session('r-1') },
+    );
+    expect(missing._meta.code).toBe('RESULT_PATH_NOT_FOUND');
+
+    const nested = await scope.callTool('forwards', { $resultHandle: handle }, { authInfo: session('r-1') });
+    expect(nested.isError).toBeFalsy();
+    expect(received.at(-1)).toEqual({ $resultHandle: handle });
+  });
+
+  it('lists result_query with the references sentence, and the guide says it, only when on', async () => {
+    const on = scopeWith({ handleReferences: true });
+    const off = scopeWith({});
+    const description = (scope: any) =>
+      scope.tools.find((t: any) => t.name === 'result_query').metadata.description as string;
+    expect(description(on)).toContain('$resultHandle');
+    expect(description(off)).not.toContain('$resultHandle');
+    const guide = async (scope: any) =>
+      (await scope.callTool('orders', {}, { authInfo: session('r-3') })).content[1].text as string;
+    expect(await guide(on)).toContain('"$resultHandle"');
+    expect(await guide(off)).not.toContain('$resultHandle');
+
+    const handle = await fold(off, session('r-3'));
+    await off.callTool('upload', { rows: { $resultHandle: handle } }, { authInfo: session('r-3') });
+    expect(received.at(-1)).toEqual({ rows: { $resultHandle: handle } });
+  });
+
+  it('refuses bad handleReferences settings in init()', () => {
+    expect(() => pkg.ResultHandlesPlugin.init({ handleReferences: 'all' })).toThrow(/handleReferences: must be/);
+    expect(() => pkg.ResultHandlesPlugin.init({ handleReferenceLimits: { maxReferences: 0 } })).toThrow(
+      /handleReferenceLimits.maxReferences/,
+    );
+  });
+});

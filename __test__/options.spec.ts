@@ -109,6 +109,8 @@ describe('normalizeOptions', () => {
         preview: { items: 5, chars: 500 },
         storage: { type: 'auto' },
         namespace: 'result-handles',
+        handleReferences: false,
+        handleReferenceLimits: { maxReferences: 16, maxBytes: 16_777_216 },
       });
     }
   });
@@ -159,7 +161,7 @@ describe('normalizeOptions', () => {
       [{ secret: 'too short' }, 'secret: must be a string of at least 32 bytes (got 9 bytes).'],
       [
         { thresholdbytes: 2048 },
-        "'thresholdbytes': unknown option; the options are thresholdBytes, ttlSeconds, preview, foldPolicy, storage, namespace, secret.",
+        "'thresholdbytes': unknown option; the options are thresholdBytes, ttlSeconds, preview, foldPolicy, storage, namespace, secret, handleReferences, handleReferenceLimits.",
       ],
       [
         { [Symbol.iterator]: 1, namespace: Symbol('x') },

@@ -139,6 +139,7 @@ fn main() {
         handle,
         bytes: answer.len() as u64,
         ttl_seconds: 600,
+        references: None,
       };
       fit::build_folded_result(
         &Envelope::default(),

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 
 import { deriveKeys, jsOpen as openRecord, jsSeal as sealRecord } from './js-record.mjs';
-import { fixed, interleaved, startRedis } from './support.mjs';
+import { fixed, interleaved, Resp, startRedis } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js');
@@ -41,54 +41,6 @@ const answer = (bytes) => {
 };
 const mbps = (bytes, ms) => (bytes / 1e6 / (ms / 1000)).toFixed(0);
 const fmt = (ms) => fixed(ms, 2, 8);
-
-// ─── Redis: a plain RESP client ─────────────────────────────────────────────
-
-class Resp {
-  constructor(socket) {
-    this.socket = socket;
-    this.buf = Buffer.alloc(0);
-    this.waiting = [];
-    socket.on('data', (chunk) => {
-      this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-      for (;;) {
-        const parsed = this.parse();
-        if (!parsed) return;
-        this.waiting.shift()(parsed);
-      }
-    });
-  }
-  parse() {
-    const end = this.buf.indexOf('\r\n');
-    if (end < 0) return undefined;
-    const kind = String.fromCharCode(this.buf[0]);
-    const line = this.buf.toString('latin1', 1, end);
-    if (kind === '$') {
-      const len = Number(line);
-      if (len < 0) {
-        this.buf = this.buf.subarray(end + 2);
-        return { value: null };
-      }
-      if (this.buf.length < end + 2 + len + 2) return undefined;
-      const value = this.buf.subarray(end + 2, end + 2 + len);
-      this.buf = this.buf.subarray(end + 4 + len);
-      return { value };
-    }
-    this.buf = this.buf.subarray(end + 2);
-    return { value: kind === '-' ? new Error(line) : line };
-  }
-  command(...args) {
-    const parts = [Buffer.from(`*${args.length}\r\n`)];
-    for (const arg of args) {
-      const b = Buffer.isBuffer(arg) ? arg : Buffer.from(String(arg));
-      parts.push(Buffer.from(`$${b.length}\r\n`), b, Buffer.from('\r\n'));
-    }
-    return new Promise((resolve) => {
-      this.waiting.push((r) => resolve(r.value));
-      this.socket.write(Buffer.concat(parts));
-    });
-  }
-}
 
 // ─── run ────────────────────────────────────────────────────────────────────
 

@@ -161,3 +161,57 @@ export async function startRedis() {
   if (running()) child.kill('SIGKILL');
   return null;
 }
+
+// ─── Redis: a plain RESP client ─────────────────────────────────────────────
+
+/**
+ * A plain RESP client over one connected socket (bulk strings as Buffers, errors as Error values, other replies as
+ * their line); the baseline's Redis client, and the storage benchmark's Upstash-protocol endpoint's.
+ * @example
+ * const resp = new Resp(socket); await resp.command('SET', key, value);
+ */
+export class Resp {
+  constructor(socket) {
+    this.socket = socket;
+    this.buf = Buffer.alloc(0);
+    this.waiting = [];
+    socket.on('data', (chunk) => {
+      this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
+      for (;;) {
+        const parsed = this.parse();
+        if (!parsed) return;
+        this.waiting.shift()(parsed);
+      }
+    });
+  }
+  parse() {
+    const end = this.buf.indexOf('\r\n');
+    if (end < 0) return undefined;
+    const kind = String.fromCharCode(this.buf[0]);
+    const line = this.buf.toString('latin1', 1, end);
+    if (kind === '$') {
+      const len = Number(line);
+      if (len < 0) {
+        this.buf = this.buf.subarray(end + 2);
+        return { value: null };
+      }
+      if (this.buf.length < end + 2 + len + 2) return undefined;
+      const value = this.buf.subarray(end + 2, end + 2 + len);
+      this.buf = this.buf.subarray(end + 4 + len);
+      return { value };
+    }
+    this.buf = this.buf.subarray(end + 2);
+    return { value: kind === '-' ? new Error(line) : line };
+  }
+  command(...args) {
+    const parts = [Buffer.from(`*${args.length}\r\n`)];
+    for (const arg of args) {
+      const b = Buffer.isBuffer(arg) ? arg : Buffer.from(String(arg));
+      parts.push(Buffer.from(`$${b.length}\r\n`), b, Buffer.from('\r\n'));
+    }
+    return new Promise((resolve) => {
+      this.waiting.push((r) => resolve(r.value));
+      this.socket.write(Buffer.concat(parts));
+    });
+  }
+}

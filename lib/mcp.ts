@@ -16,8 +16,9 @@ import { NestingGuard } from './core/nesting';
 import { type Owner, nonEmpty, ownerOf } from './core/owner';
 import { type Admission, type FoldedAnswer, ResultHandlesCore, type CodedFailure } from './core/result-handles.core';
 import { engineOpener, prepareOptions, type ResultHandlesOptions } from './core/engine';
+import { HandleReferenceResolver } from './core/handle-references';
 import { RESULT_QUERY_TOOL_NAME } from './result-handles.options';
-import { RESULT_QUERY_DESCRIPTION, resultQueryInputShape, resultQueryOutputShape } from './core/result-query.schema';
+import { resultQueryDescription, resultQueryInputShape, resultQueryOutputShape } from './core/result-query.schema';
 
 export { foldable, type FoldableShape } from './core/zod-foldable';
 export type { ResultHandlesLogger } from './core/logger';
@@ -35,15 +36,18 @@ type ToolHandler = (...args: unknown[]) => unknown;
 
 interface RegisteredToolLike {
   handler: unknown;
+  enabled?: boolean;
   outputSchema?: unknown;
   _meta?: Record<string, unknown>;
   update(updates: Record<string, unknown>): void;
 }
 
+type RequestHandlerLike = (request: { params?: Record<string, unknown> }, extra: RequestExtraLike) => unknown;
+
 interface McpServerLike {
   registerTool(...args: unknown[]): RegisteredToolLike;
   tool(...args: unknown[]): RegisteredToolLike;
-  server?: { transport?: object };
+  server?: { transport?: object; _requestHandlers?: Map<string, RequestHandlerLike> };
   _registeredTools?: Record<string, RegisteredToolLike>;
   [ATTACHED]?: boolean;
 }
@@ -159,6 +163,46 @@ async function outputSchemaAdmits(schema: unknown, folded: FoldedAnswer): Promis
   return jsonSchemaAdmits(listed, folded, FOLDABLE_ADVICE);
 }
 
+// ─── Handle references: resolved before the SDK validates a tool's input ─────
+
+/**
+ * Wraps the server's `tools/call` handler so that handle references in a call's arguments are resolved before
+ * McpServer looks at them: it validates the input against the tool's schema inside that same handler, so this is
+ * the one place that runs first on every path (plain calls, task calls, automatic task polling).
+ */
+function resolveReferencesBeforeValidation(
+  server: McpServerLike,
+  references: HandleReferenceResolver,
+  owner: (extra: RequestExtraLike) => Owner | undefined,
+): void {
+  const handlers = server.server?._requestHandlers;
+  const callTool = handlers?.get('tools/call');
+  if (!handlers || typeof callTool !== 'function') {
+    throw new Error(
+      'handleReferences: this McpServer has no tools/call handler to wrap (an unsupported @modelcontextprotocol/sdk ' +
+        'version?); leave handleReferences off or use @modelcontextprotocol/sdk 1.x.',
+    );
+  }
+  handlers.set('tools/call', async (request, extra) => {
+    const params = request?.params;
+    const name = params?.name;
+    const tool = typeof name === 'string' ? server._registeredTools?.[name] : undefined;
+    // Unknown and disabled tools get McpServer's own answer, without a store read.
+    if (!tool || tool.enabled === false || !references.enabledFor(name as string)) {
+      return callTool(request, extra);
+    }
+    let args: unknown;
+    try {
+      args = await references.resolve(params?.arguments, owner(extra));
+    } catch (failure) {
+      return failureResult(failure as CodedFailure);
+    }
+    return args === params?.arguments
+      ? callTool(request, extra)
+      : callTool({ ...request, params: { ...params, arguments: args } }, extra);
+  });
+}
+
 // ─── The adapter ─────────────────────────────────────────────────────────────
 
 function failureResult(failure: CodedFailure): Record<string, unknown> {
@@ -192,6 +236,7 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
   const logger = adapter.logger ?? consoleLogger;
   const core = new ResultHandlesCore(engineOpener(prepared), { foldPolicy: prepared.foldPolicy }, logger);
   const guard = new NestingGuard();
+  const references = new HandleReferenceResolver(prepared.resolved.handleReferences, () => core.ready());
 
   function wrapTool(
     server: McpServerLike,
@@ -258,7 +303,7 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
         RESULT_QUERY_TOOL_NAME,
         {
           title: 'Read a kept result',
-          description: RESULT_QUERY_DESCRIPTION,
+          description: resultQueryDescription(references.on),
           inputSchema: resultQueryInputShape(z),
           outputSchema: resultQueryOutputShape(z),
           annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -272,6 +317,9 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
           }
         },
       );
+      if (references.on) {
+        resolveReferencesBeforeValidation(target, references, (extra) => ownerFromExtra(extra, target, mode));
+      }
     },
     async ready(): Promise<void> {
       await core.ready();

@@ -93,6 +93,19 @@ export interface ResultHandlesOptions {
   namespace?: string;
   /** Secret folded answers are sealed with: at least 32 bytes of UTF-8. */
   secret?: string;
+  /**
+   * Let a tool argument name a kept answer instead of carrying it: `{ "$resultHandle": "<handle>", "path"?: "…" }`
+   * anywhere in the arguments is replaced, before the tool's input is validated, by the value it names (read for the
+   * caller, as `result_query` reads it). `true` for every tool, a list of tool names, or a predicate of the name.
+   * @default false
+   */
+  handleReferences?: boolean | readonly string[] | ((toolName: string) => boolean);
+  /**
+   * Bounds on the references of one call: how many (1 to 1024) and how many bytes of JSON they resolve to, all
+   * together (1 to 268435456). Over either, the call fails with INVALID_INPUT naming the limit.
+   * @default { maxReferences: 16, maxBytes: 16777216 }
+   */
+  handleReferenceLimits?: { maxReferences?: number; maxBytes?: number };
 }
 
 /** The options after checking, every default applied. */
@@ -104,6 +117,8 @@ export interface ResolvedResultHandlesOptions {
   storage: ResultHandlesStorageOptions;
   namespace: string;
   secret?: string;
+  handleReferences: boolean | readonly string[] | ((toolName: string) => boolean);
+  handleReferenceLimits: { maxReferences: number; maxBytes: number };
 }
 
 // ─── errors ─────────────────────────────────────────────────────────────────
@@ -130,7 +145,13 @@ export class ResultHandlesConfigurationError extends Error {
 // ─── normalizeOptions ───────────────────────────────────────────────────────
 
 type NativeOptionsAnswer =
-  | { ok: true; options: Omit<ResolvedResultHandlesOptions, 'foldPolicy'> & { hasFoldPolicy: boolean } }
+  | {
+      ok: true;
+      options: Omit<ResolvedResultHandlesOptions, 'foldPolicy' | 'handleReferences'> & {
+        hasFoldPolicy: boolean;
+        handleReferences: boolean | string[] | { $function: true };
+      };
+    }
   | { ok: false; problems: string[]; message: string };
 
 /** JSON.stringify replacer: stand-ins for what JSON cannot hold, so the engine can name it. */
@@ -170,9 +191,14 @@ export function normalizeOptions(options?: ResultHandlesOptions): ResolvedResult
   }
   const answer = JSON.parse(native.validateOptions(json)) as NativeOptionsAnswer;
   if (!answer.ok) throw new ResultHandlesConfigurationError(answer.problems, answer.message);
-  const { hasFoldPolicy, ...resolved } = answer.options;
+  const { hasFoldPolicy, handleReferences, ...resolved } = answer.options;
   return {
     ...resolved,
+    // A predicate stays the caller's function; the engine only checked that it is one.
+    handleReferences:
+      Array.isArray(handleReferences) || typeof handleReferences === 'boolean'
+        ? handleReferences
+        : (options?.handleReferences as (toolName: string) => boolean),
     // Keep the caller's own objects: they may hold clients or functions JSON cannot carry.
     storage: options?.storage ?? resolved.storage,
     ...(hasFoldPolicy ? { foldPolicy: options?.foldPolicy } : {}),

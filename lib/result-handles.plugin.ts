@@ -13,7 +13,8 @@ import { frontMcpOwner, PluginRuntime, runtimeForScope } from './core/plugin-run
 import { type Admission, type FoldedAnswer } from './core/result-handles.core';
 import { type ResultHandlesOptions } from './core/engine';
 import { ResultHandlesConfigToken, ResultHandlesRuntimeToken, ResultHandleStoreToken } from './result-handles.symbols';
-import { queryOwners, ResultQueryTool } from './tools/result-query.tool';
+import { queryOwners, ResultQueryTool, ResultQueryToolWithReferences } from './tools/result-query.tool';
+import { type CodedFailure } from './core/result-handles.core';
 
 /** FrontMcpContext key of the number of tool calls in progress in one request. */
 const DEPTH_KEY = 'result-handles:call-depth';
@@ -26,13 +27,16 @@ const LAST = 1_000_000;
 const SCHEMA_ADVICE =
   'Declare preview, shape and handle in the output schema (for example with .extend(foldedAnswerSchema.partial().shape) and optional original keys), or leave this tool out with foldPolicy.';
 
+/** Flows whose handle references were already looked at (every instance of a scope hooks every flow). */
+const referencesSeen = new WeakSet<object>();
+
 /** Whether a flow runs inside another tool call (recorded once per flow, however many instances hook it). */
 const nestedFlows = new WeakMap<object, boolean>();
 /** Flows whose depth count this glue raised and has not yet lowered. */
 const countedFlows = new WeakSet<object>();
 
 interface FlowContextLike {
-  state: Record<string, unknown>;
+  state: Record<string, unknown> & { set?: (key: string, value: unknown) => void };
   rawInput?: { request?: unknown; ctx?: { internalCall?: unknown; _skipUI?: unknown } };
   scope?: unknown;
   /** The flow's logger, named for this one call (`CallToolFlow(<tool>)`). */
@@ -162,8 +166,12 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
     };
 
     static override init(options: ResultHandlesPluginOptions = {}): unknown {
-      runtimeFor(options); // validates now: invalid options throw ResultHandlesConfigurationError
-      return super.init(options);
+      const runtime = runtimeFor(options); // validates now: invalid options throw ResultHandlesConfigurationError
+      const record = super.init(options) as Record<string, unknown>;
+      // The record's keys override the @Plugin metadata (contract §1): list result_query with the description that
+      // explains handle references only when they are on.
+      if (runtime.references.on) record.tools = [ResultQueryToolWithReferences];
+      return record;
     }
 
     readonly runtime: PluginRuntime;
@@ -183,6 +191,36 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
         context.set(DEPTH_KEY, depth + 1);
         countedFlows.add(flowCtx);
       }
+    }
+
+    /**
+     * Resolves handle references in the call's arguments (when `handleReferences` is on for this tool) after the
+     * tool is found and before its context is built, so the tool's input validation sees the values and the tool
+     * never sees a handle. Nested calls (a tool calling a tool) are left as they are. A failure ends the call with
+     * the code result_query would give.
+     */
+    @sdk.ToolHook.Will('createToolCallContext', { priority: FIRST })
+    async resolveHandleReferences(flowCtx: FlowContextLike): Promise<void> {
+      if (referencesSeen.has(flowCtx)) return;
+      referencesSeen.add(flowCtx);
+      const state = flowCtx.state;
+      const tool = state.tool as ToolEntryLike | undefined;
+      const input = state.input as { arguments?: unknown } | undefined;
+      const marks = flowCtx.rawInput?.ctx;
+      if (!tool || !input || marks?.internalCall === true || nestedFlows.get(flowCtx) === true) return;
+      const runtime = runtimeForScope(flowCtx.scope, this.runtime, () => pluginLogger(flowCtx));
+      if (!runtime.references.enabledFor(tool.name, tool.fullName)) return;
+      let args: unknown;
+      try {
+        args = await runtime.references.resolve(input.arguments, frontMcpOwner(state.authInfo));
+      } catch (failure) {
+        const { code, message } = failure as CodedFailure;
+        throw new sdk.PublicMcpError(message, code);
+      }
+      if (args === input.arguments) return;
+      const resolved = { ...input, arguments: args };
+      if (typeof state.set === 'function') state.set('input', resolved);
+      else state.input = resolved;
     }
 
     @sdk.ToolHook.Will('execute', { priority: FIRST })

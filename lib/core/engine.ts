@@ -75,6 +75,9 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
       thresholdBytes: resolved.thresholdBytes,
       ttlSeconds: resolved.ttlSeconds,
       preview: resolved.preview,
+      handleReferences:
+        typeof resolved.handleReferences === 'function' ? { $function: true } : resolved.handleReferences,
+      handleReferenceLimits: resolved.handleReferenceLimits,
     }),
     nativeStore,
   );
@@ -92,6 +95,8 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
     commit: (plan, session, subject) =>
       engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),
     query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),
+    resolveReferences: (argsJson, session, subject) =>
+      engine.resolveReferences(argsJson, session ?? undefined, subject ?? undefined),
     close: () => engine.close(),
   };
 }

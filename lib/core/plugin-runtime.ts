@@ -2,6 +2,7 @@
 import { consoleLogger, type ResultHandlesLogger } from './logger';
 import { type Owner, nonEmpty, ownerOf } from './owner';
 import { ResultHandlesCore } from './result-handles.core';
+import { HandleReferenceResolver } from './handle-references';
 import {
   openEngine,
   prepareOptions,
@@ -27,6 +28,8 @@ export interface ResultHandlesConfig {
 export class PluginRuntime {
   readonly prepared: PreparedOptions;
   readonly core: ResultHandlesCore;
+  /** Handle references in tool arguments (`handleReferences`). */
+  readonly references: HandleReferenceResolver;
   private logger: ResultHandlesLogger | undefined;
   private opened: Promise<OpenedEngine> | undefined;
 
@@ -34,6 +37,7 @@ export class PluginRuntime {
     this.prepared = prepareOptions(options, { browserAware: true });
     const sink: ResultHandlesLogger = { warn: (message) => (this.logger ?? consoleLogger).warn(message) };
     this.core = new ResultHandlesCore(() => this.open(), { foldPolicy: this.prepared.foldPolicy }, sink);
+    this.references = new HandleReferenceResolver(this.prepared.resolved.handleReferences, () => this.core.ready());
   }
 
   /** The engine and store, opened once (a failed open is retried by the next call). */
@@ -112,6 +116,8 @@ function comparable(runtime: PluginRuntime): Record<string, string> {
     namespace: resolved.namespace,
     storage: json(storage),
     foldPolicy: foldPolicy === undefined ? 'none' : 'set',
+    handleReferences: json(resolved.handleReferences),
+    handleReferenceLimits: json(resolved.handleReferenceLimits),
   };
 }
 

@@ -34,6 +34,8 @@ export interface EngineLike {
   prepare(resultJson: string, toolMetaJson?: string | null): Promise<FitPlanLike>;
   commit(plan: FitPlanLike, session?: string | null, subject?: string | null): Promise<string>;
   query(argsJson: string, session?: string | null, subject?: string | null): Promise<string>;
+  /** The arguments with their handle references resolved (JSON text), or null when they hold none. */
+  resolveReferences(argsJson: string, session?: string | null, subject?: string | null): Promise<string | null>;
   close(): Promise<void>;
 }
 

@@ -16,6 +16,17 @@ export const RESULT_QUERY_DESCRIPTION =
   'JSONPath ($.orders[?@.status == "open"]). Lists and strings come in pages: offset and limit, or page; follow ' +
   'nextOffset until it is absent. fields keeps only some keys of an object or of each object in a list.';
 
+/** The description when handle references are on: it also says how to hand a kept answer to another tool. */
+export const RESULT_QUERY_DESCRIPTION_WITH_REFERENCES =
+  RESULT_QUERY_DESCRIPTION +
+  ' To pass a kept answer (or one part of it) to another tool without reading it, put ' +
+  '{ "$resultHandle": "<handle>", "path": "<optional path>" } in that tool\'s arguments where the value goes.';
+
+/** `result_query`'s description, mentioning handle references only when they are on. */
+export function resultQueryDescription(referencesOn: boolean): string {
+  return referencesOn ? RESULT_QUERY_DESCRIPTION_WITH_REFERENCES : RESULT_QUERY_DESCRIPTION;
+}
+
 /** The argument shape (a raw shape, as both SDKs take it). */
 export function resultQueryInputShape(z: Z) {
   return {

@@ -10,7 +10,12 @@ import { type FrontMcpSdk, loadFrontMcpSdk, missingSdkError } from '../core/fron
 import { type Owner } from '../core/owner';
 import { type PluginRuntime, runtimeForScope } from '../core/plugin-runtime';
 import { type CodedFailure } from '../core/result-handles.core';
-import { RESULT_QUERY_DESCRIPTION, resultQueryInputShape, resultQueryOutputShape } from '../core/result-query.schema';
+import {
+  RESULT_QUERY_DESCRIPTION,
+  RESULT_QUERY_DESCRIPTION_WITH_REFERENCES,
+  resultQueryInputShape,
+  resultQueryOutputShape,
+} from '../core/result-query.schema';
 import { RESULT_QUERY_TOOL_NAME } from '../result-handles.options';
 import { ResultHandlesRuntimeToken } from '../result-handles.symbols';
 
@@ -52,7 +57,10 @@ function defineResultQueryTool(sdk: FrontMcpSdk) {
       }
     }
   }
-  return ResultQueryTool;
+  /** The same tool, listed with a description that also explains handle references (`handleReferences` on). */
+  @sdk.Tool({ ...resultQueryToolMetadata, description: RESULT_QUERY_DESCRIPTION_WITH_REFERENCES })
+  class ResultQueryToolWithReferences extends ResultQueryTool {}
+  return { ResultQueryTool, ResultQueryToolWithReferences };
 }
 
 /** Stand-in exported when `@frontmcp/sdk` is not installed: constructing it says what to install. */
@@ -64,7 +72,11 @@ class ResultQueryToolWithoutSdk {
 
 const sdk = loadFrontMcpSdk();
 
+const defined = sdk ? defineResultQueryTool(sdk) : undefined;
+
 /** The `result_query` tool class (a FrontMCP `ToolContext`); the plugin registers one per scope. */
-export const ResultQueryTool: new (...args: never[]) => object = sdk
-  ? defineResultQueryTool(sdk)
-  : ResultQueryToolWithoutSdk;
+export const ResultQueryTool: new (...args: never[]) => object = defined?.ResultQueryTool ?? ResultQueryToolWithoutSdk;
+
+/** `result_query` as listed when `handleReferences` is on (a subclass of {@link ResultQueryTool}). */
+export const ResultQueryToolWithReferences: new (...args: never[]) => object =
+  defined?.ResultQueryToolWithReferences ?? ResultQueryToolWithoutSdk;

@@ -18,20 +18,32 @@ use super::store::NativeHandleStore;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, Answer, Envelope, FoldFacts, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
-use crate::core::options::{problems_message, validate_options};
+use crate::core::options::{
+  problems_message, validate_options, HandleReferenceLimits, HandleReferences,
+};
 use crate::core::query::index::{
   build_index, build_index_of_raw_value, query_stored, IndexSettings,
 };
 use crate::core::query::parse_query_args;
+use crate::core::references::guide_sentence;
 use crate::core::store::{HandleStore, Owner};
 
 /// Answers larger than this are indexed on a second thread while they fold (below it a thread costs more than
 /// it saves).
 const PARALLEL_INDEX_BYTES: usize = 256 * 1024;
 
-struct EngineCore {
+pub(super) struct EngineCore {
   settings: FoldSettings,
-  store: Arc<HandleStore>,
+  pub(super) store: Arc<HandleStore>,
+  /// `handleReferences` and its limits (see `core::references`).
+  pub(super) references: ReferenceSettings,
+}
+
+/// Which tools take handle references, and how much one call may resolve.
+#[derive(Clone)]
+pub(super) struct ReferenceSettings {
+  pub(super) tools: HandleReferences,
+  pub(super) limits: HandleReferenceLimits,
 }
 
 /// A folded answer waiting for `commit`: everything stays native.
@@ -49,7 +61,7 @@ struct PlanData {
 /// The native engine of one plugin/adapter instance: resolved options and the store.
 #[napi]
 pub struct ResultHandlesEngine {
-  core: Arc<EngineCore>,
+  pub(super) core: Arc<EngineCore>,
 }
 
 /// What `prepare` decided about one CallToolResult.
@@ -62,7 +74,7 @@ pub struct FitPlan {
   data: Option<Arc<PlanData>>,
 }
 
-fn settings_of(options_json: &str) -> CoreResult<FoldSettings> {
+fn settings_of(options_json: &str) -> CoreResult<(FoldSettings, ReferenceSettings)> {
   let value: serde_json::Value = serde_json::from_str(options_json).map_err(|_| {
     CoreError::new(
       ErrorCode::Configuration,
@@ -72,11 +84,16 @@ fn settings_of(options_json: &str) -> CoreResult<FoldSettings> {
   })?;
   let resolved = validate_options(&value)
     .map_err(|problems| CoreError::new(ErrorCode::Configuration, problems_message(&problems)))?;
-  Ok(FoldSettings {
+  let fold = FoldSettings {
     threshold_bytes: usize::try_from(resolved.threshold_bytes).unwrap_or(usize::MAX),
     preview_items: usize::try_from(resolved.preview.items).unwrap_or(usize::MAX),
     preview_chars: usize::try_from(resolved.preview.chars).unwrap_or(usize::MAX),
-  })
+  };
+  let references = ReferenceSettings {
+    tools: resolved.handle_references,
+    limits: resolved.handle_reference_limits,
+  };
+  Ok((fold, references))
 }
 
 fn pass(reason: &'static str, bytes: Option<u64>) -> FitPlan {
@@ -176,10 +193,12 @@ impl ResultHandlesEngine {
   pub fn create(env: Env, options_json: String, store: &NativeHandleStore) -> Result<Self> {
     let store = store.handle_store();
     run_sync(&env, || {
+      let (settings, references) = settings_of(&options_json)?;
       Ok(ResultHandlesEngine {
         core: Arc::new(EngineCore {
-          settings: settings_of(&options_json)?,
+          settings,
           store,
+          references,
         }),
       })
     })
@@ -240,6 +259,7 @@ impl ResultHandlesEngine {
   ) -> Result<PromiseRaw<'env, String>> {
     let data = plan.data.clone();
     let store = Arc::clone(&self.core.store);
+    let references = self.core.references.tools.clone();
     run_async(
       env,
       async move {
@@ -262,10 +282,12 @@ impl ResultHandlesEngine {
         // The index only speeds reads up: when it cannot be kept, queries read the whole answer.
         let (record, _) = tokio::join!(record, index);
         record?;
+        let references = guide_sentence(&references, &data.handle);
         let facts = FoldFacts {
           handle: &data.handle,
           bytes: data.bytes,
           ttl_seconds: store.ttl_seconds(),
+          references: references.as_deref(),
         };
         Ok(fit::build_folded_result(
           &data.envelope,

@@ -7,6 +7,7 @@ mod error;
 mod fold;
 mod options;
 mod query;
+mod references;
 mod store;
 
 use napi::bindgen_prelude::PromiseRaw;

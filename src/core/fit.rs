@@ -379,6 +379,8 @@ pub struct FoldFacts<'a> {
   pub bytes: u64,
   /// How long the store keeps it.
   pub ttl_seconds: u64,
+  /// How to pass the answer to another tool, when handle references are on (`core::references::guide_sentence`).
+  pub references: Option<&'a str>,
 }
 
 /// Builds the folded `CallToolResult` JSON. `folded_json` is `{"preview":…,"shape":…,"handle":…}` as the fold
@@ -422,7 +424,7 @@ pub fn build_folded_result(
 /// The second text of a folded result: what happened, and one example call of `result_query`.
 pub fn guide_text(shape_json: &str, facts: FoldFacts) -> String {
   let example = example_call(shape_json, facts.handle);
-  format!(
+  let mut text = format!(
     "This answer is {bytes} bytes, too large to show whole: above are a preview and its shape. The full answer is \
      kept for {ttl} seconds under handle {handle}. Read any part of it with the `{tool}` tool: pass the handle and a \
      path from the shape (dot path like orders.2.id, JSON pointer like /orders/2/id, or JSONPath like $.orders[2].id); \
@@ -432,7 +434,12 @@ pub fn guide_text(shape_json: &str, facts: FoldFacts) -> String {
     ttl = facts.ttl_seconds,
     handle = facts.handle,
     tool = RESULT_QUERY_TOOL_NAME,
-  )
+  );
+  if let Some(references) = facts.references {
+    text.push(' ');
+    text.push_str(references);
+  }
+  text
 }
 
 /// Example `result_query` arguments: the first list under the root object, else the first key, else the root.
@@ -894,6 +901,7 @@ mod tests {
       handle: "0b6c3f0e-8a7e-4f55-9f0e-2b3c4d5e6f70",
       bytes: 20_000,
       ttl_seconds: 600,
+      references: None,
     };
     let built = build_folded_result(&inspection.envelope, folded, shape, facts);
     let value: Value = serde_json::from_str(&built).expect("valid JSON");

@@ -7,5 +7,6 @@ pub mod fold;
 pub(crate) mod jsjson;
 pub mod options;
 pub mod query;
+pub mod references;
 pub mod seal;
 pub mod store;

@@ -38,8 +38,16 @@ pub const DEFAULT_NAMESPACE: &str = "result-handles";
 pub const MAX_NAMESPACE_BYTES: usize = 256;
 /// Smallest `secret`, in UTF-8 bytes (256 bits).
 pub const MIN_SECRET_BYTES: usize = 32;
+/// Default `handleReferenceLimits.maxReferences`: handle references resolved in one tool call.
+pub const DEFAULT_MAX_HANDLE_REFERENCES: u64 = 16;
+/// Largest `handleReferenceLimits.maxReferences`.
+pub const MAX_HANDLE_REFERENCES: u64 = 1024;
+/// Default `handleReferenceLimits.maxBytes`: bytes of JSON all references of one call may resolve to (16 MiB).
+pub const DEFAULT_MAX_RESOLVED_BYTES: u64 = 16 * 1024 * 1024;
+/// Largest `handleReferenceLimits.maxBytes` (256 MiB: well under V8's longest string, which the arguments become).
+pub const MAX_RESOLVED_BYTES: u64 = 256 * 1024 * 1024;
 
-const KNOWN_OPTIONS: [&str; 7] = [
+const KNOWN_OPTIONS: [&str; 9] = [
   "thresholdBytes",
   "ttlSeconds",
   "preview",
@@ -47,7 +55,10 @@ const KNOWN_OPTIONS: [&str; 7] = [
   "storage",
   "namespace",
   "secret",
+  "handleReferences",
+  "handleReferenceLimits",
 ];
+const KNOWN_REFERENCE_LIMIT_KEYS: [&str; 2] = ["maxReferences", "maxBytes"];
 const KNOWN_PREVIEW_KEYS: [&str; 2] = ["items", "chars"];
 /// Unknown names are quoted in messages, cut to this many characters.
 const MAX_QUOTED_NAME_CHARS: usize = 64;
@@ -59,6 +70,66 @@ pub struct PreviewOptions {
   pub items: u64,
   /// UTF-16 units kept from every string.
   pub chars: u64,
+}
+
+/// Which tools take `{ "$resultHandle", "path"? }` references in their arguments (`handleReferences`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum HandleReferences {
+  /// Off (the default): arguments reach tools as sent.
+  #[default]
+  Off,
+  /// Every tool.
+  All,
+  /// The tools with these names.
+  Tools(Vec<String>),
+  /// The tools a JS predicate picks (the function stays in JS).
+  Predicate,
+}
+
+impl HandleReferences {
+  /// Whether any tool may take references.
+  pub fn is_on(&self) -> bool {
+    match self {
+      HandleReferences::Off => false,
+      HandleReferences::Tools(names) => !names.is_empty(),
+      HandleReferences::All | HandleReferences::Predicate => true,
+    }
+  }
+}
+
+/// As JS gives it: `false`, `true`, the list, or `{"$function":true}` for a predicate.
+impl Serialize for HandleReferences {
+  fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+    match self {
+      HandleReferences::Off => serializer.serialize_bool(false),
+      HandleReferences::All => serializer.serialize_bool(true),
+      HandleReferences::Tools(names) => names.serialize(serializer),
+      HandleReferences::Predicate => {
+        let mut marker = Map::new();
+        marker.insert("$function".to_string(), Value::Bool(true));
+        marker.serialize(serializer)
+      }
+    }
+  }
+}
+
+/// Bounds on what the references of one tool call may resolve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HandleReferenceLimits {
+  /// References resolved in one call.
+  pub max_references: u64,
+  /// Bytes of JSON they may resolve to, all together.
+  pub max_bytes: u64,
+}
+
+impl Default for HandleReferenceLimits {
+  fn default() -> Self {
+    Self {
+      max_references: DEFAULT_MAX_HANDLE_REFERENCES,
+      max_bytes: DEFAULT_MAX_RESOLVED_BYTES,
+    }
+  }
 }
 
 /// The options after checking, with every default applied.
@@ -80,6 +151,10 @@ pub struct ResolvedOptions {
   /// The secret answers are sealed with, when given.
   #[serde(skip_serializing_if = "Option::is_none")]
   pub secret: Option<String>,
+  /// Which tools take handle references in their arguments.
+  pub handle_references: HandleReferences,
+  /// Bounds on the references of one call.
+  pub handle_reference_limits: HandleReferenceLimits,
 }
 
 impl Default for ResolvedOptions {
@@ -95,6 +170,8 @@ impl Default for ResolvedOptions {
       storage: default_storage(),
       namespace: DEFAULT_NAMESPACE.to_string(),
       secret: None,
+      handle_references: HandleReferences::Off,
+      handle_reference_limits: HandleReferenceLimits::default(),
     }
   }
 }
@@ -206,10 +283,117 @@ pub fn validate_options(input: &Value) -> Result<ResolvedOptions, Vec<String>> {
     }
   }
 
+  if let Some(value) = given(options, "handleReferences") {
+    match handle_references(value) {
+      Some(setting) => resolved.handle_references = setting,
+      None => problems.push(format!(
+        "handleReferences: must be true, false, a list of tool names or a function of the tool name (got {}).",
+        describe(value)
+      )),
+    }
+  }
+
+  if let Some(value) = given(options, "handleReferenceLimits") {
+    check_reference_limits(value, &mut resolved.handle_reference_limits, &mut problems);
+  }
+
   if problems.is_empty() {
     Ok(resolved)
   } else {
     Err(problems)
+  }
+}
+
+fn handle_references(value: &Value) -> Option<HandleReferences> {
+  match value {
+    Value::Bool(false) => Some(HandleReferences::Off),
+    Value::Bool(true) => Some(HandleReferences::All),
+    Value::Array(names) => names
+      .iter()
+      .map(|name| match name {
+        Value::String(name) if !name.is_empty() => Some(name.clone()),
+        _ => None,
+      })
+      .collect::<Option<Vec<_>>>()
+      .map(HandleReferences::Tools),
+    _ if is_function(value) => Some(HandleReferences::Predicate),
+    _ => None,
+  }
+}
+
+fn check_reference_limits(
+  value: &Value,
+  limits: &mut HandleReferenceLimits,
+  problems: &mut Vec<String>,
+) {
+  let example = format!(
+    "{{ maxReferences: {DEFAULT_MAX_HANDLE_REFERENCES}, maxBytes: {DEFAULT_MAX_RESOLVED_BYTES} }}"
+  );
+  let name = "handleReferenceLimits";
+  let Some(fields) = sub_options(value, name, &example, &KNOWN_REFERENCE_LIMIT_KEYS, problems)
+  else {
+    return;
+  };
+  if let Some(n) = whole_field(
+    fields,
+    name,
+    "maxReferences",
+    MAX_HANDLE_REFERENCES,
+    problems,
+  ) {
+    limits.max_references = n;
+  }
+  if let Some(n) = whole_field(fields, name, "maxBytes", MAX_RESOLVED_BYTES, problems) {
+    limits.max_bytes = n;
+  }
+}
+
+/// The fields of an object option (`preview`, `handleReferenceLimits`), naming what is not one and unknown keys.
+fn sub_options<'a>(
+  value: &'a Value,
+  name: &str,
+  example: &str,
+  known: &[&str],
+  problems: &mut Vec<String>,
+) -> Option<&'a Map<String, Value>> {
+  let fields = match value {
+    Value::Object(fields) if !is_marker(value) => fields,
+    other => {
+      problems.push(format!(
+        "{name}: must be an object like {example} (got {}).",
+        describe(other)
+      ));
+      return None;
+    }
+  };
+  for key in fields.keys() {
+    if !known.contains(&key.as_str()) && !is_undefined(&fields[key]) {
+      problems.push(format!(
+        "{name}.{}: unknown option; {name} takes {}.",
+        quote_name(key),
+        known.join(" and ")
+      ));
+    }
+  }
+  Some(fields)
+}
+
+/// `{name}.{key}`, a whole number from 1 to `max`, when given.
+fn whole_field(
+  fields: &Map<String, Value>,
+  name: &str,
+  key: &str,
+  max: u64,
+  problems: &mut Vec<String>,
+) -> Option<u64> {
+  match whole_in_range(given(fields, key)?, 1, max) {
+    Ok(n) => Some(n),
+    Err(got) => {
+      problems.push(format!(
+        "{name}.{key}: must be a whole number from 1 to {max} (got {got})."
+      ));
+      None
+    }
   }
 }
 
@@ -224,39 +408,15 @@ pub fn problems_message(problems: &[String]) -> String {
 }
 
 fn check_preview(value: &Value, preview: &mut PreviewOptions, problems: &mut Vec<String>) {
-  let fields = match value {
-    Value::Object(fields) if !is_marker(value) => fields,
-    other => {
-      problems.push(format!(
-        "preview: must be an object like {{ items: {DEFAULT_PREVIEW_ITEMS}, chars: {DEFAULT_PREVIEW_CHARS} }} (got {}).",
-        describe(other)
-      ));
-      return;
-    }
+  let example = format!("{{ items: {DEFAULT_PREVIEW_ITEMS}, chars: {DEFAULT_PREVIEW_CHARS} }}");
+  let Some(fields) = sub_options(value, "preview", &example, &KNOWN_PREVIEW_KEYS, problems) else {
+    return;
   };
-  for name in fields.keys() {
-    if !KNOWN_PREVIEW_KEYS.contains(&name.as_str()) && !is_undefined(&fields[name]) {
-      problems.push(format!(
-        "preview.{}: unknown option; preview takes items and chars.",
-        quote_name(name)
-      ));
-    }
+  if let Some(n) = whole_field(fields, "preview", "items", MAX_PREVIEW_ITEMS, problems) {
+    preview.items = n;
   }
-  if let Some(items) = given(fields, "items") {
-    match whole_in_range(items, 1, MAX_PREVIEW_ITEMS) {
-      Ok(n) => preview.items = n,
-      Err(got) => problems.push(format!(
-        "preview.items: must be a whole number from 1 to {MAX_PREVIEW_ITEMS} (got {got})."
-      )),
-    }
-  }
-  if let Some(chars) = given(fields, "chars") {
-    match whole_in_range(chars, 1, MAX_PREVIEW_CHARS) {
-      Ok(n) => preview.chars = n,
-      Err(got) => problems.push(format!(
-        "preview.chars: must be a whole number from 1 to {MAX_PREVIEW_CHARS} (got {got})."
-      )),
-    }
+  if let Some(n) = whole_field(fields, "preview", "chars", MAX_PREVIEW_CHARS, problems) {
+    preview.chars = n;
   }
 }
 
@@ -404,7 +564,9 @@ mod tests {
       defaults,
       json!({
         "thresholdBytes": 16384, "ttlSeconds": 600, "preview": {"items": 5, "chars": 500},
-        "hasFoldPolicy": false, "storage": {"type": "auto"}, "namespace": "result-handles"
+        "hasFoldPolicy": false, "storage": {"type": "auto"}, "namespace": "result-handles",
+        "handleReferences": false,
+        "handleReferenceLimits": {"maxReferences": 16, "maxBytes": 16_777_216}
       })
     );
   }
@@ -643,5 +805,52 @@ mod tests {
     );
     assert!(one_problem(json!({"preview": {"$function": true}})).contains("got a function"));
     assert!(one_problem(json!({"$jsType": "circular"})).contains("circular reference"));
+  }
+
+  #[test]
+  fn handle_reference_rules() {
+    let resolved =
+      validate_options(&json!({"handleReferences": ["upload", "diff"]})).expect("valid");
+    assert_eq!(
+      resolved.handle_references,
+      HandleReferences::Tools(vec!["upload".into(), "diff".into()])
+    );
+    assert!(resolved.handle_references.is_on());
+    let resolved =
+      validate_options(&json!({"handleReferences": {"$function": true}})).expect("valid");
+    assert_eq!(resolved.handle_references, HandleReferences::Predicate);
+    assert_eq!(
+      serde_json::to_value(&resolved.handle_references).expect("serializes"),
+      json!({"$function": true})
+    );
+    assert!(!validate_options(&json!({"handleReferences": []}))
+      .expect("valid")
+      .handle_references
+      .is_on());
+    for bad in [json!("all"), json!(1), json!([""]), json!([3])] {
+      assert!(one_problem(json!({ "handleReferences": bad }))
+        .starts_with("handleReferences: must be true"));
+    }
+    let resolved = validate_options(
+      &json!({"handleReferenceLimits": {"maxReferences": 1024, "maxBytes": MAX_RESOLVED_BYTES}}),
+    )
+    .expect("valid");
+    assert_eq!(resolved.handle_reference_limits.max_references, 1024);
+    assert_eq!(
+      resolved.handle_reference_limits.max_bytes,
+      MAX_RESOLVED_BYTES
+    );
+    let all =
+      problems(json!({"handleReferenceLimits": {"maxReferences": 0, "maxBytes": 1.5, "other": 1}}));
+    assert_eq!(all.len(), 3, "{all:?}");
+    assert!(all[0].contains("'other'"));
+    assert!(all
+      .iter()
+      .any(|p| p.contains("maxReferences: must be a whole number from 1 to 1024 (got 0)")));
+    assert!(all
+      .iter()
+      .any(|p| p.contains("maxBytes: must be a whole number")));
+    assert!(one_problem(json!({"handleReferenceLimits": 5}))
+      .starts_with("handleReferenceLimits: must be an object"));
   }
 }

@@ -16,6 +16,7 @@ mod args;
 mod eval;
 pub mod index;
 mod json;
+mod node;
 mod path;
 mod seek;
 mod tape;
@@ -28,12 +29,13 @@ use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::jsonpath_spec::spec_query;
 use answer::{answer, Items, Target};
 use eval::{Budget, Evaluation};
-use path::{normalized_path, parse_path, ParsedPath};
+use path::{normalized_path, parse_path, ParsedPath, Step};
 use seek::{seek, Terminal};
 use tape::{Tape, TapeNode};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
+pub use node::node_json;
 pub use path::PathForm;
 
 /// The deepest container nesting `result_query` reads (serde_json's recursion limit: `[[…]]` 127 deep reads, 128
@@ -123,25 +125,14 @@ fn query_text(
           ),
         }
       }
-      None => {
-        // Names nothing: walk again, step by step, to find the deepest node that exists (error path only).
-        let root: &RawValue = serde_json::from_str(text).map_err(unreadable)?;
-        match walk(root, &steps)? {
-          Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
-          Walked::Found { .. } => Err(CoreError::internal(
-            "The path was found on a second reading only.",
-          )),
-        }
-      }
+      None => nothing_at(text, &steps),
     },
     ParsedPath::Query {
       query,
       text: query_text,
     } => {
       if let Some(tape) = Tape::build(text) {
-        let budget = Budget::for_nodes(tape.nodes());
-        let matches = Evaluation::new(tape.root(), budget).select(spec_query(&query))?;
-        let texts = matches.into_iter().map(TapeNode::text).collect();
+        let texts = select_on_tape(&tape, &query)?;
         return answer(
           &query_text,
           Target::List(Items::Texts(texts)),
@@ -160,6 +151,18 @@ fn query_text(
         threshold_bytes,
       )
     }
+  }
+}
+
+/// The error for a singular path that names nothing in `text`: walks again, step by step, to find the deepest
+/// node that exists (error path only).
+fn nothing_at<T>(text: &str, steps: &[Step]) -> CoreResult<T> {
+  let root: &RawValue = serde_json::from_str(text).map_err(unreadable)?;
+  match walk(root, steps)? {
+    Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
+    Walked::Found { .. } => Err(CoreError::internal(
+      "The path was found on a second reading only.",
+    )),
   }
 }
 
@@ -191,6 +194,36 @@ pub fn run_query_value(
         Kind::Array,
         args,
         threshold_bytes,
+      )
+    }
+  }
+}
+
+/// The nodes `query` selects on the tape of an answer's text, as their JSON text.
+fn select_on_tape<'t>(
+  tape: &'t Tape<'t>,
+  query: &serde_json_path::JsonPath,
+) -> CoreResult<Vec<&'t str>> {
+  let budget = Budget::for_nodes(tape.nodes());
+  let matches = Evaluation::new(tape.root(), budget).select(spec_query(query))?;
+  Ok(matches.into_iter().map(TapeNode::text).collect())
+}
+
+/// The nodes `query` selects in an answer's text, parsed: through the tape when it reads the text, else from the
+/// whole answer parsed.
+fn select_values(text: &str, query: &serde_json_path::JsonPath) -> CoreResult<Vec<Value>> {
+  match Tape::build(text) {
+    Some(tape) => select_on_tape(&tape, query)?
+      .into_iter()
+      .map(|node| serde_json::from_str(node).map_err(unreadable))
+      .collect(),
+    None => {
+      let value: Value = serde_json::from_str(text).map_err(unreadable)?;
+      Ok(
+        select_in_value(query, &value)?
+          .into_iter()
+          .cloned()
+          .collect(),
       )
     }
   }

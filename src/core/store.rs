@@ -8,6 +8,7 @@
 pub mod config;
 pub mod memory;
 pub mod redis;
+pub mod redis_cluster;
 pub mod rest;
 pub mod sqlite;
 
@@ -86,6 +87,9 @@ pub async fn open_backend(config: &StorageConfig) -> CoreResult<Arc<dyn Backend>
     Ok(match &config.backend {
       BackendConfig::Memory(memory) => {
         Arc::new(memory::MemoryBackend::new(*memory)) as Arc<dyn Backend>
+      }
+      BackendConfig::Redis(config::RedisConfig::Cluster { nodes }) => {
+        Arc::new(redis_cluster::connect(nodes).await?)
       }
       BackendConfig::Redis(redis) => Arc::new(redis::RedisBackend::connect(redis).await?),
       BackendConfig::Sqlite(sqlite) => Arc::new(sqlite::SqliteBackend::open(sqlite).await?),

@@ -83,6 +83,8 @@ pub enum RedisConfig {
     db: i64,
     tls: bool,
   },
+  /// Redis Cluster: seed nodes as `redis://` / `rediss://` URLs (may hold passwords: never printed).
+  Cluster { nodes: Vec<Zeroizing<String>> },
 }
 
 /// `sqlite`: the database file.
@@ -205,7 +207,9 @@ pub fn parse_storage_config(
 
   let upstash_env = env("UPSTASH_REDIS_REST_URL").zip(env("UPSTASH_REDIS_REST_TOKEN"));
   let vercel_env = env("KV_REST_API_URL").zip(env("KV_REST_API_TOKEN"));
-  let redis_env = env("REDIS_URL").is_some() || env("REDIS_HOST").is_some();
+  let redis_env = env("REDIS_CLUSTER_NODES").is_some()
+    || env("REDIS_URL").is_some()
+    || env("REDIS_HOST").is_some();
   let kind = match kind {
     "auto" if upstash_env.is_some() => "upstash",
     "auto" if vercel_env.is_some() => "vercel-kv",
@@ -224,7 +228,7 @@ pub fn parse_storage_config(
         Some(target) => BackendConfig::Redis(target),
         None => {
           problems.push(
-            "storage.redis needs url or config { host } (or set REDIS_URL or REDIS_HOST)."
+            "storage.redis needs url, config { host } or cluster { nodes } (or set REDIS_CLUSTER_NODES, REDIS_URL or REDIS_HOST)."
               .to_string(),
           );
           BackendConfig::Memory(MemoryConfig::default())
@@ -464,7 +468,7 @@ fn redis_block(block: &Map<String, Value>, problems: &mut Vec<String>) -> RedisB
   unknown_keys(
     block,
     "storage.redis",
-    &["url", "config", "keyPrefix", "client"],
+    &["url", "config", "cluster", "keyPrefix", "client"],
     problems,
   );
   if block.contains_key("client") {
@@ -476,9 +480,7 @@ fn redis_block(block: &Map<String, Value>, problems: &mut Vec<String>) -> RedisB
     optional_string(block, "keyPrefix", "storage.redis.keyPrefix", problems).unwrap_or_default();
   let url = optional_string(block, "url", "storage.redis.url", problems).map(Zeroizing::new);
   if let Some(url) = &url {
-    if ::redis::parse_redis_url(url).is_none()
-      || !(url.starts_with("redis://") || url.starts_with("rediss://"))
-    {
+    if !is_redis_url(url) {
       problems.push("storage.redis.url must be a redis:// or rediss:// URL.".to_string());
     }
   }
@@ -543,14 +545,71 @@ fn redis_block(block: &Map<String, Value>, problems: &mut Vec<String>) -> RedisB
   if url.is_some() && block.contains_key("config") {
     problems.push("storage.redis takes url or config, not both.".to_string());
   }
+  let cluster = block
+    .get("cluster")
+    .and_then(|cluster| cluster_block(cluster, problems));
+  if block.contains_key("cluster") && (url.is_some() || block.contains_key("config")) {
+    problems.push("storage.redis takes one of url, config or cluster.".to_string());
+  }
   RedisBlock {
-    target: url.map(RedisConfig::Url).or(host),
+    target: url.map(RedisConfig::Url).or(host).or(cluster),
     key_prefix,
   }
 }
 
-/// `REDIS_URL`, else `REDIS_HOST` (a URL, or a bare host completed with `REDIS_PORT` and `REDIS_PASSWORD`).
+fn is_redis_url(url: &str) -> bool {
+  ::redis::parse_redis_url(url).is_some()
+    && (url.starts_with("redis://") || url.starts_with("rediss://"))
+}
+
+/// `cluster: { nodes: [url, …] }`: at least one seed node.
+fn cluster_block(value: &Value, problems: &mut Vec<String>) -> Option<RedisConfig> {
+  let path = "storage.redis.cluster";
+  let Value::Object(cluster) = value else {
+    problems.push(format!(
+      "{path} must be an object {{ nodes: ['redis://host:port', …] }}."
+    ));
+    return None;
+  };
+  unknown_keys(cluster, path, &["nodes"], problems);
+  let nodes = match cluster.get("nodes") {
+    Some(Value::Array(nodes)) if !nodes.is_empty() => nodes,
+    _ => {
+      problems.push(format!(
+        "{path}.nodes must be a non-empty list of redis:// or rediss:// URLs."
+      ));
+      return None;
+    }
+  };
+  let nodes: Option<Vec<Zeroizing<String>>> = nodes
+    .iter()
+    .map(|node| match node {
+      Value::String(url) if is_redis_url(url) => Some(Zeroizing::new(url.clone())),
+      _ => None,
+    })
+    .collect();
+  if nodes.is_none() {
+    problems.push(format!(
+      "{path}.nodes must be a non-empty list of redis:// or rediss:// URLs."
+    ));
+  }
+  nodes.map(|nodes| RedisConfig::Cluster { nodes })
+}
+
+/// `REDIS_CLUSTER_NODES` (comma-separated URLs), else `REDIS_URL`, else `REDIS_HOST` (a URL, or a bare host
+/// completed with `REDIS_PORT` and `REDIS_PASSWORD`).
 fn redis_from_env(env: &dyn Fn(&str) -> Option<String>) -> Option<RedisConfig> {
+  if let Some(nodes) = env("REDIS_CLUSTER_NODES") {
+    let nodes: Vec<Zeroizing<String>> = nodes
+      .split(',')
+      .map(str::trim)
+      .filter(|node| !node.is_empty())
+      .map(|node| Zeroizing::new(node.to_string()))
+      .collect();
+    if !nodes.is_empty() {
+      return Some(RedisConfig::Cluster { nodes });
+    }
+  }
   if let Some(url) = env("REDIS_URL") {
     return Some(RedisConfig::Url(Zeroizing::new(url)));
   }
@@ -750,6 +809,68 @@ mod tests {
       matches!(config.backend, BackendConfig::Redis(RedisConfig::Host { ref host, port: 7000, .. }) if host == "cache")
     );
     assert_eq!(format!("{config:?}"), "StorageConfig(redis)");
+  }
+
+  #[test]
+  fn redis_cluster_shapes() {
+    let nodes = json!(["redis://127.0.0.1:7000", "redis://127.0.0.1:7001"]);
+    let config = parse(
+      json!({ "type": "redis", "redis": { "cluster": { "nodes": nodes }, "keyPrefix": "k:" } }),
+    )
+    .unwrap();
+    match &config.backend {
+      BackendConfig::Redis(RedisConfig::Cluster { nodes }) => {
+        assert_eq!(
+          nodes.iter().map(|n| n.as_str()).collect::<Vec<_>>(),
+          ["redis://127.0.0.1:7000", "redis://127.0.0.1:7001"]
+        );
+      }
+      _ => panic!("expected a cluster"),
+    }
+    assert_eq!(config.key_prefix, "k:");
+    let problems =
+      parse(json!({ "type": "redis", "redis": { "cluster": { "nodes": [] } } })).unwrap_err();
+    assert!(
+      problems[0].contains("storage.redis.cluster.nodes"),
+      "{problems:?}"
+    );
+    let problems = parse(
+      json!({ "type": "redis", "redis": { "cluster": { "nodes": ["http://x"], "extra": 1 } } }),
+    )
+    .unwrap_err();
+    assert!(
+      problems
+        .iter()
+        .any(|p| p.contains("storage.redis.cluster.extra")),
+      "{problems:?}"
+    );
+    assert!(
+      problems
+        .iter()
+        .any(|p| p.contains("storage.redis.cluster.nodes")),
+      "{problems:?}"
+    );
+    let problems = parse(json!({ "type": "redis", "redis": { "url": "redis://h", "cluster": { "nodes": ["redis://h"] } } })).unwrap_err();
+    assert!(
+      problems
+        .iter()
+        .any(|p| p.contains("one of url, config or cluster")),
+      "{problems:?}"
+    );
+    // REDIS_CLUSTER_NODES: comma-separated, picked by auto before REDIS_URL, and by a redis block without a target.
+    let vars = [
+      (
+        "REDIS_CLUSTER_NODES",
+        " redis://127.0.0.1:7000, redis://127.0.0.1:7001 ,",
+      ),
+      ("REDIS_URL", "redis://127.0.0.1:1"),
+    ];
+    for input in [json!({}), json!({ "type": "redis" })] {
+      match parse_with(input, &vars).unwrap().backend {
+        BackendConfig::Redis(RedisConfig::Cluster { nodes }) => assert_eq!(nodes.len(), 2),
+        _ => panic!("expected a cluster from REDIS_CLUSTER_NODES"),
+      }
+    }
   }
 
   #[test]

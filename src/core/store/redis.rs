@@ -1,12 +1,16 @@
-//! `redis`: one multiplexed connection (`redis::aio::ConnectionManager`) that reconnects by itself.
+//! `redis`: one multiplexed connection (`redis::aio::ConnectionManager`) that reconnects by itself, or, for Redis
+//! Cluster, the crate's cluster connection (`redis_cluster`), behind the same commands.
 //! Values are the raw record bytes; `SET key value EX ttl` writes value and TTL atomically; `GETRANGE` reads ranges.
-//! Every call is bounded: connection and response timeouts in the manager, and the store's own deadline above them.
+//! Every command names one key, so each goes to the node serving that key's slot.
+//! Every call is bounded: connection and response timeouts in the client, and the store's own deadline above them.
 
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use ::redis::{Client, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, RedisError};
+use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use ::redis::{
+  Client, ConnectionAddr, ErrorKind, IntoConnectionInfo, RedisConnectionInfo, RedisError,
+};
 
 use super::{closed_error, unavailable, Backend, BoxFuture};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
@@ -17,12 +21,12 @@ pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long the server may take to answer one command.
 pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The Redis backend.
-pub struct RedisBackend {
-  manager: Mutex<Option<ConnectionManager>>,
+/// The Redis backend over one server (`ConnectionManager`) or a cluster (`redis_cluster`).
+pub struct RedisBackend<C = ConnectionManager> {
+  connection: Mutex<Option<C>>,
 }
 
-fn not_reached() -> CoreError {
+pub(super) fn not_reached() -> CoreError {
   unavailable("Redis could not be reached.").with_remedy(
     "Check storage.redis (url or config) and that the server is up; calls recover once it is back.",
   )
@@ -40,6 +44,13 @@ fn client_for(config: &RedisConfig) -> CoreResult<Client> {
   };
   match config {
     RedisConfig::Url(url) => Client::open(url.as_str()).map_err(bad),
+    RedisConfig::Cluster { .. } => Err(
+      CoreError::new(
+        ErrorCode::Configuration,
+        "storage.redis.cluster needs the cluster client.",
+      )
+      .with_remedy("Open it with redis_cluster::connect."),
+    ),
     RedisConfig::Host {
       host,
       port,
@@ -70,7 +81,7 @@ fn client_for(config: &RedisConfig) -> CoreResult<Client> {
   }
 }
 
-impl RedisBackend {
+impl RedisBackend<ConnectionManager> {
   /// Connects (bounded by [`CONNECT_TIMEOUT`] per attempt); fails with `RESULT_STORE_UNAVAILABLE` when unreachable.
   pub async fn connect(config: &RedisConfig) -> CoreResult<Self> {
     let client = client_for(config)?;
@@ -85,14 +96,21 @@ impl RedisBackend {
       .await
       .map_err(|_| not_reached())?
       .map_err(|_| not_reached())?;
-    Ok(Self {
-      manager: Mutex::new(Some(manager)),
-    })
+    Ok(Self::over(manager))
+  }
+}
+
+impl<C: ConnectionLike + Clone + Send + Sync + 'static> RedisBackend<C> {
+  /// A backend over a connection already open.
+  pub(super) fn over(connection: C) -> Self {
+    Self {
+      connection: Mutex::new(Some(connection)),
+    }
   }
 
-  fn connection(&self) -> CoreResult<ConnectionManager> {
+  fn connection(&self) -> CoreResult<C> {
     let guard = self
-      .manager
+      .connection
       .lock()
       .unwrap_or_else(|poisoned| poisoned.into_inner());
     guard.clone().ok_or_else(closed_error)
@@ -103,12 +121,19 @@ fn reading_failed(_: RedisError) -> CoreError {
   not_reached()
 }
 
-fn writing_failed(error: RedisError) -> CoreError {
-  if error.is_io_error()
+/// Whether the server (or cluster) could not be reached, as opposed to answering and refusing: lost or refused
+/// connections, timeouts, and a cluster that is moving slots, failing over or has no node for a slot yet.
+fn unreachable(error: &RedisError) -> bool {
+  error.is_io_error()
     || error.is_timeout()
     || error.is_connection_dropped()
     || error.is_connection_refusal()
-  {
+    || error.is_cluster_error()
+    || error.kind() == ErrorKind::ClusterConnectionNotFound
+}
+
+fn writing_failed(error: RedisError) -> CoreError {
+  if unreachable(&error) {
     not_reached()
   } else {
     // The server answered and refused (out of memory, read-only replica, …).
@@ -121,7 +146,7 @@ fn connection_lost(error: &RedisError) -> bool {
   error.is_io_error() || error.is_connection_dropped() || error.is_connection_refusal()
 }
 
-impl RedisBackend {
+impl<C: ConnectionLike + Clone + Send + Sync + 'static> RedisBackend<C> {
   /// Runs one command; when the connection was lost, runs it once more on the manager's fresh connection (every
   /// command here is idempotent), so the first call after the server comes back succeeds.
   async fn query<T: ::redis::FromRedisValue>(
@@ -143,7 +168,7 @@ impl RedisBackend {
   }
 }
 
-impl Backend for RedisBackend {
+impl<C: ConnectionLike + Clone + Send + Sync + 'static> Backend for RedisBackend<C> {
   fn kind(&self) -> &'static str {
     "redis"
   }
@@ -189,9 +214,9 @@ impl Backend for RedisBackend {
 
   fn close(&self) -> BoxFuture<'_, ()> {
     Box::pin(async move {
-      // Dropping the last manager closes the connection and stops its reconnect task.
+      // Dropping the last clone closes the connections and stops their background tasks.
       let taken = self
-        .manager
+        .connection
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .take();
