@@ -17,6 +17,7 @@ mod eval;
 pub mod index;
 mod json;
 mod node;
+mod pages;
 mod path;
 mod seek;
 mod tape;
@@ -36,6 +37,7 @@ use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
 pub use node::node_json;
+pub use pages::MatchPages;
 pub use path::PathForm;
 
 /// The deepest container nesting `result_query` reads (serde_json's recursion limit: `[[…]]` 127 deep reads, 128
@@ -133,13 +135,7 @@ fn query_text(
     } => {
       if let Some(tape) = Tape::build(text) {
         let texts = select_on_tape(&tape, &query)?;
-        return answer(
-          &query_text,
-          Target::List(Items::Texts(texts)),
-          Kind::Array,
-          args,
-          threshold_bytes,
-        );
+        return answer_matches(&query_text, texts, args, threshold_bytes);
       }
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
       let matches = select_in_value(&query, &value)?;
@@ -197,6 +193,65 @@ pub fn run_query_value(
       )
     }
   }
+}
+
+/// The answer for every match of a JSONPath query (`query_text`, as run), given as their JSON text.
+fn answer_matches(
+  query_text: &str,
+  texts: Vec<&str>,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> CoreResult<String> {
+  let total = texts.len();
+  let items = Items::Texts {
+    items: texts,
+    base: 0,
+    total,
+  };
+  answer(
+    query_text,
+    Target::List(items),
+    Kind::Array,
+    args,
+    threshold_bytes,
+  )
+}
+
+/// [`run_query`], and, for a JSONPath query that can select several nodes and was read through the tape, where
+/// its matches are in the answer's text (byte spans, in order), so later pages can read just their own range.
+pub(crate) fn run_query_keeping_spans(
+  answer_json: &[u8],
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> (CoreResult<String>, Option<(String, Vec<(u32, u32)>)>) {
+  let through_tape = || {
+    let (
+      _,
+      ParsedPath::Query {
+        query,
+        text: query_text,
+      },
+    ) = parse_path(&args.path).ok()?
+    else {
+      return None;
+    };
+    let text = std::str::from_utf8(answer_json).ok()?;
+    let tape = Tape::build(text)?;
+    let texts = match select_on_tape(&tape, &query) {
+      Ok(texts) => texts,
+      Err(error) => return Some((Err(error), None)),
+    };
+    let spans = texts
+      .iter()
+      .map(|node| {
+        let start = (node.as_ptr() as usize - text.as_ptr() as usize) as u32;
+        (start, start + node.len() as u32)
+      })
+      .collect();
+    let outcome = answer_matches(&query_text, texts, args, threshold_bytes);
+    Some((outcome, Some((query_text, spans))))
+  };
+  through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
 }
 
 /// The nodes `query` selects on the tape of an answer's text, as their JSON text.

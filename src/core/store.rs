@@ -170,6 +170,8 @@ pub struct HandleStore {
   key_prefix: String,
   ttl_seconds: u64,
   secret: Option<ServerSecret>,
+  /// Where the matches of recent JSONPath queries are, for their next pages (offsets only, bounded).
+  match_pages: crate::core::query::MatchPages,
 }
 
 impl HandleStore {
@@ -199,7 +201,13 @@ impl HandleStore {
       key_prefix: format!("{key_prefix}{namespace}:"),
       ttl_seconds,
       secret,
+      match_pages: Default::default(),
     })
+  }
+
+  /// Where the matches of recent JSONPath queries on this store are (see `query::pages`).
+  pub fn match_pages(&self) -> &crate::core::query::MatchPages {
+    &self.match_pages
   }
 
   /// The backend's `type` (after `auto` and any fallback).
