@@ -217,13 +217,16 @@ fn answer_matches(
   )
 }
 
+/// A JSONPath query as run, and the byte spans of its matches in the answer's text, in order.
+pub(crate) type QuerySpans = (String, Vec<(u32, u32)>);
+
 /// [`run_query`], and, for a JSONPath query that can select several nodes and was read through the tape, where
 /// its matches are in the answer's text (byte spans, in order), so later pages can read just their own range.
 pub(crate) fn run_query_keeping_spans(
   answer_json: &[u8],
   args: &QueryArgs,
   threshold_bytes: usize,
-) -> (CoreResult<String>, Option<(String, Vec<(u32, u32)>)>) {
+) -> (CoreResult<String>, Option<QuerySpans>) {
   let through_tape = || {
     let (
       _,
