@@ -9,6 +9,9 @@ use result_handles_native::core::query::{
 use serde_json::{json, Map, Value};
 use serde_json_path::JsonPath;
 
+mod support;
+use support::same;
+
 const KEYS: &[&str] = &["a", "b", "id", "tags", "0", "x y", "q'", "☺", ""];
 
 fn document() -> impl Strategy<Value = Value> {
@@ -118,20 +121,6 @@ fn segment() -> impl Strategy<Value = String> {
 
 fn query() -> impl Strategy<Value = String> {
   prop::collection::vec(segment(), 1..4).prop_map(|segments| format!("${}", segments.concat()))
-}
-
-/// JSON equality where `1` and `1.0` are the same number (answers print numbers as JS does).
-fn same(a: &Value, b: &Value) -> bool {
-  match (a, b) {
-    (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-    (Value::Array(x), Value::Array(y)) => {
-      x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
-    }
-    (Value::Object(x), Value::Object(y)) => {
-      x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-    }
-    _ => a == b,
-  }
 }
 
 proptest! {

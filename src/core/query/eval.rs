@@ -10,6 +10,7 @@
 //! - regexes compiled once per query (not once per node), with size limits: a pattern over them refuses the query.
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use regex::{Regex, RegexBuilder};
@@ -103,7 +104,7 @@ impl Atom<'_> {
 
   fn equals(&self, other: &Atom) -> bool {
     match (self, other) {
-      (Atom::Number(a), Atom::Number(b)) => number_equal(a, b),
+      (Atom::Number(a), Atom::Number(b)) => number_order(a, b) == Some(Ordering::Equal),
       (Atom::Null, Atom::Null) => true,
       (Atom::Bool(a), Atom::Bool(b)) => a == b,
       (Atom::Str(a), Atom::Str(b)) => a == b,
@@ -114,7 +115,7 @@ impl Atom<'_> {
 
   fn less_than(&self, other: &Atom) -> bool {
     match (self, other) {
-      (Atom::Number(a), Atom::Number(b)) => number_less(a, b),
+      (Atom::Number(a), Atom::Number(b)) => number_order(a, b) == Some(Ordering::Less),
       (Atom::Str(a), Atom::Str(b)) => a < b,
       _ => false,
     }
@@ -131,27 +132,16 @@ impl Atom<'_> {
   }
 }
 
-fn number_equal(a: &Number, b: &Number) -> bool {
+/// Numbers compared as `serde_json_path` compares them: as doubles when both are, else as integers.
+fn number_order(a: &Number, b: &Number) -> Option<Ordering> {
   if let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) {
-    x == y
+    x.partial_cmp(&y)
   } else if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
-    x == y
+    Some(x.cmp(&y))
   } else if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
-    x == y
+    Some(x.cmp(&y))
   } else {
-    false
-  }
-}
-
-fn number_less(a: &Number, b: &Number) -> bool {
-  if let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) {
-    x < y
-  } else if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
-    x < y
-  } else if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
-    x < y
-  } else {
-    false
+    None
   }
 }
 

@@ -73,19 +73,6 @@ impl<'t> Tape<'t> {
   }
 }
 
-/// Bytes that end a run of plain string content: quote, backslash, control characters.
-static STRING_STOP: [bool; 256] = {
-  let mut table = [false; 256];
-  let mut b = 0;
-  while b < 0x20 {
-    table[b] = true;
-    b += 1;
-  }
-  table[b'"' as usize] = true;
-  table[b'\\' as usize] = true;
-  table
-};
-
 /// Whether any of the eight bytes is a quote, a backslash or a control character (the classic "has a zero byte" and
 /// "has a byte below n" tests).
 fn may_stop_string(word: u64) -> bool {
@@ -275,7 +262,11 @@ impl Builder<'_> {
         }
         i += 8;
       }
-      while i < self.bytes.len() && !STRING_STOP[self.bytes[i] as usize] {
+      while self
+        .bytes
+        .get(i)
+        .is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20)
+      {
         i += 1;
       }
       match self.bytes.get(i)? {
