@@ -23,6 +23,7 @@ mod pages;
 mod path;
 mod seek;
 mod tape;
+mod turns;
 mod walk;
 
 use serde_json::value::RawValue;
@@ -41,6 +42,7 @@ pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_L
 pub use node::node_json;
 pub use pages::MatchPages;
 pub use path::PathForm;
+pub use turns::OwnerTurns;
 
 /// The deepest container nesting `result_query` reads (serde_json's recursion limit: `[[…]]` 127 deep reads, 128
 /// does not). Deeper answers are refused as unreadable; the hosts send them whole instead of folding them.

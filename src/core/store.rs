@@ -172,6 +172,8 @@ pub struct HandleStore {
   secret: Option<ServerSecret>,
   /// Where the matches of recent JSONPath queries are, for their next pages (offsets only, bounded).
   match_pages: crate::core::query::MatchPages,
+  /// One full-read query at a time per owner.
+  query_turns: crate::core::query::OwnerTurns,
 }
 
 impl HandleStore {
@@ -202,7 +204,13 @@ impl HandleStore {
       ttl_seconds,
       secret,
       match_pages: Default::default(),
+      query_turns: Default::default(),
     })
+  }
+
+  /// Whose turn it is to read a whole answer for a query (see `query::turns`).
+  pub fn query_turns(&self) -> &crate::core::query::OwnerTurns {
+    &self.query_turns
   }
 
   /// Where the matches of recent JSONPath queries on this store are (see `query::pages`).

@@ -852,6 +852,8 @@ pub async fn query_stored(
   if let Some(outcome) = answer_kept_page(store, &args, owner, threshold_bytes).await? {
     return outcome;
   }
+  // Reading and querying the whole answer is the costly route: one at a time per owner.
+  let _turn = store.query_turns().take(owner).await?;
   let answer = store
     .read(&args.handle, owner)
     .await?
