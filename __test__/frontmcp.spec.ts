@@ -139,6 +139,14 @@ describe('FrontMCP glue (against the contract fake)', () => {
     expect(error.problems.length).toBeGreaterThanOrEqual(3);
   });
 
+  it('init() returns the value form of FrontMCP PluginType: name (as the metadata), provide, useValue', () => {
+    const record = pkg.ResultHandlesPlugin.init(OPTIONS);
+    expect(record.name).toBe('result-handles');
+    expect(record.provide).toBe(pkg.ResultHandlesPlugin);
+    expect(record.useValue).toBeInstanceOf(pkg.ResultHandlesPlugin);
+    expect(record.thresholdBytes).toBe(4096); // the options still ride along, as DynamicPlugin.init spreads them
+  });
+
   it('provides the config and the store through its tokens', async () => {
     const record = pkg.ResultHandlesPlugin.init({ ...OPTIONS, secret: 's'.repeat(40) });
     const byToken = new Map(record.providers.map((p: any) => [p.provide, p]));

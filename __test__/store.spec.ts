@@ -186,10 +186,10 @@ describe('new ResultHandleStore(storage, ttlSeconds)', () => {
       const error = thrown as InstanceType<typeof ResultHandlesConfigurationError>;
       expect(error.code).toBe('RESULT_HANDLES_CONFIGURATION');
       expect(error.problems).toEqual([native.storeTtlProblem(undefined)]);
-      expect(error.message).toContain('ttlSeconds must be a whole number from 1 to 3153600000');
+      expect(error.message).toContain('ttlSeconds must be a whole number from 1 to 31536000.');
     }
     expect(entries.size).toBe(0);
-    for (const ttl of [1, 600, 3_153_600_000]) expect(new ResultHandleStore(storage, ttl).ttlSeconds).toBe(ttl);
+    for (const ttl of [1, 600, 31_536_000]) expect(new ResultHandleStore(storage, ttl).ttlSeconds).toBe(ttl);
   });
 
   it('keeps base64 records under hex keys with the TTL, and nothing identifying', async () => {

@@ -1,17 +1,20 @@
-// Runs every benchmark/*.bench.mjs, one after another, each in its own Node process.
+// `npm run bench`: issue 8's table (benchmark/fold-path.bench.mjs: the fold path through McpServer + Client beside
+// no plugin and a lean plain-JS fold), then the result_query benchmarks (query, slice), each in its own Node process.
+// The others (fold, seal, references, storage) run on their own: `node benchmark/<name>.bench.mjs`.
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const benches = readdirSync(here)
-  .filter((name) => name.endsWith('.bench.mjs'))
-  .sort();
+const benches = [
+  ['fold-path.bench.mjs', ['--expose-gc']],
+  ['query.bench.mjs', []],
+  ['slice.bench.mjs', []],
+];
 let failed = 0;
-for (const name of benches) {
+for (const [name, flags] of benches) {
   console.log(`\n── ${name} ──`);
-  const run = spawnSync(process.execPath, [join(here, name)], { stdio: 'inherit' });
+  const run = spawnSync(process.execPath, [...flags, join(here, name)], { stdio: 'inherit' });
   if (run.status !== 0) failed += 1;
 }
 process.exit(failed === 0 ? 0 : 1);

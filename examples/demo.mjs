@@ -81,11 +81,7 @@ say(
 
 const other = await connect();
 const foreign = await other.callTool({ name: 'result_query', arguments: { handle, path: '$.total' } });
-say('the same handle from a second session', {
-  isError: foreign.isError,
-  code: foreign._meta?.code,
-  text: foreign.content[0].text,
-});
+say('the same handle from a second session (the whole CallToolResult)', foreign);
 
 await other.close();
 await client.close();

@@ -7,7 +7,7 @@ import { ResultHandlesPlugin } from './result-handles.plugin';
 
 export default ResultHandlesPlugin;
 export { ResultHandlesPlugin };
-export type { ResultHandlesPluginClass } from './result-handles.plugin';
+export type { ResultHandlesPluginClass, ResultHandlesPluginRecord } from './result-handles.plugin';
 export { foldedAnswerSchema } from './result-handles.types';
 export type {
   FoldedAnswer,

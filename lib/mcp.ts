@@ -7,7 +7,7 @@
 // reads back only from its own session (and subject).
 import { randomUUID } from 'node:crypto';
 
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './core/admission';
@@ -234,7 +234,11 @@ function failureResult(failure: CodedFailure): Record<string, unknown> {
 export function createResultHandles(options: ResultHandlesOptions = {}, adapter: AdapterOptions = {}): ResultHandles {
   const prepared = prepareOptions(options);
   const logger = adapter.logger ?? consoleLogger;
-  const core = new ResultHandlesCore(engineOpener(prepared), { foldPolicy: prepared.foldPolicy }, logger);
+  const core = new ResultHandlesCore(
+    engineOpener(prepared),
+    { foldPolicy: prepared.foldPolicy, thresholdBytes: prepared.resolved.thresholdBytes },
+    logger,
+  );
   const guard = new NestingGuard();
   const references = new HandleReferenceResolver(prepared.resolved.handleReferences, () => core.ready());
 

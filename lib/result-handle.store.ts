@@ -70,7 +70,7 @@ export interface ResultHandleStoreOptions {
 
 // ─── Errors ─────────────────────────────────────────────────────────────────
 
-/** A store failure from a JS-provided storage, coded like the native ones. */
+/** A store failure, from the native store or a JS-provided storage, with its code and remedy. */
 export class ResultHandleStoreError extends Error {
   readonly code: 'RESULT_STORE_UNAVAILABLE' | 'RESULT_STORE_WRITE_FAILED';
   readonly remedy: string;
@@ -141,11 +141,35 @@ interface Backing {
   close(): Promise<void>;
 }
 
+const STORE_CODES: ReadonlySet<string> = new Set(['RESULT_STORE_UNAVAILABLE', 'RESULT_STORE_WRITE_FAILED']);
+
+function isStoreCode(code: unknown): code is ResultHandleStoreError['code'] {
+  return typeof code === 'string' && STORE_CODES.has(code);
+}
+
+/** A native store failure as the public `ResultHandleStoreError` (same code, message and remedy); others as is. */
+function asStoreError(error: unknown): unknown {
+  const coded = error as { code?: unknown; message?: unknown; remedy?: unknown } | null;
+  if (!(error instanceof Error) || !isStoreCode(coded?.code)) return error;
+  const remedy = typeof coded.remedy === 'string' ? coded.remedy : '';
+  const message =
+    remedy && error.message.endsWith(remedy) ? error.message.slice(0, -remedy.length).trimEnd() : error.message;
+  return new ResultHandleStoreError(coded.code, message, remedy, error);
+}
+
+async function rethrowingStoreErrors<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    throw asStoreError(error);
+  }
+}
+
 function nativeBacking(store: native.NativeHandleStore): Backing {
   return {
-    save: (handle, json, owner) => store.save(handle, json, owner.session, owner.caller),
-    read: (handle, owner) => store.read(handle, owner.session, owner.caller),
-    close: () => store.close(),
+    save: (handle, json, owner) => rethrowingStoreErrors(store.save(handle, json, owner.session, owner.caller)),
+    read: (handle, owner) => rethrowingStoreErrors(store.read(handle, owner.session, owner.caller)),
+    close: () => rethrowingStoreErrors(store.close()),
   };
 }
 
@@ -257,7 +281,8 @@ export class ResultHandleStore {
 
 /**
  * Opens a native store and wraps it. All three options are required.
- * Rejects with `RESULT_HANDLES_CONFIGURATION` (every problem named) or `RESULT_STORE_UNAVAILABLE`.
+ * Rejects with `ResultHandlesConfigurationError` (`RESULT_HANDLES_CONFIGURATION`, every problem in `problems`) or
+ * `ResultHandleStoreError` (`RESULT_STORE_UNAVAILABLE`).
  *
  * @example
  * ```ts
@@ -270,6 +295,18 @@ export class ResultHandleStore {
  */
 export async function createResultHandleStore(options: CreateResultHandleStoreOptions): Promise<ResultHandleStore> {
   const { storage, namespace, ttlSeconds, secret } = options ?? ({} as CreateResultHandleStoreOptions);
-  const store = await native.NativeHandleStore.open(configJson(storage), namespace, ttlSeconds, secret);
+  const config = configJson(storage);
+  let store: native.NativeHandleStore;
+  try {
+    store = await native.NativeHandleStore.open(config, namespace, ttlSeconds, secret);
+  } catch (error) {
+    const coded = error as { code?: unknown; remedy?: unknown } | null;
+    if (coded?.code === 'RESULT_HANDLES_CONFIGURATION' && error instanceof Error) {
+      // The engine names every problem in the message; the list itself comes from the same rules.
+      const problems = native.storeSettingsProblems(config, namespace, ttlSeconds, secret);
+      throw Object.assign(new ResultHandlesConfigurationError(problems, error.message), { remedy: coded.remedy });
+    }
+    throw asStoreError(error);
+  }
   return new ResultHandleStore(store, store.ttlSeconds);
 }

@@ -100,8 +100,8 @@ async function frontMcpAdmits(tool: ToolEntryLike, folded: FoldedAnswer): Promis
   if (isZodSchema(descriptor)) return zodAdmits(descriptor, folded, SCHEMA_ADVICE);
   if (isRawShape(descriptor)) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { z } = require('zod') as typeof import('zod');
-    return zodAdmits(z.object(descriptor as Record<string, import('zod').ZodType>), folded, SCHEMA_ADVICE);
+    const { z } = require('zod/v4') as typeof import('zod/v4');
+    return zodAdmits(z.object(descriptor as Record<string, import('zod/v4').ZodType>), folded, SCHEMA_ADVICE);
   }
   return true; // no schema, or a literal one ('string', 'image'…) that lists no JSON Schema
 }
@@ -109,10 +109,28 @@ async function frontMcpAdmits(tool: ToolEntryLike, folded: FoldedAnswer): Promis
 /** Options accepted by `ResultHandlesPlugin.init` (the plugin options; see docs). */
 export type ResultHandlesPluginOptions = ResultHandlesOptions;
 
+/** The plugin's name: its `@Plugin` metadata and the record `init()` returns say the same. */
+const PLUGIN_NAME = 'result-handles';
+
+/**
+ * What `ResultHandlesPlugin.init()` returns: the value form of FrontMCP's `PluginType` (`{ provide, useValue }` with
+ * the plugin metadata's required `name`), the shape `DynamicPlugin.init` returns. Declared here, not imported from
+ * `@frontmcp/sdk`, so that the package's types compile without the SDK; it is assignable to `PluginType` because it
+ * matches that member structurally (the SDK's own providers and the options ride along at run time).
+ */
+export interface ResultHandlesPluginRecord {
+  /** The plugin's name, as in its `@Plugin` metadata (FrontMCP's `PluginMetadata` requires it). */
+  readonly name: string;
+  /** The plugin class (FrontMCP's DI token for the plugin). */
+  readonly provide: ResultHandlesPluginClass;
+  /** The plugin instance these options built. */
+  readonly useValue: object;
+}
+
 /** The plugin class as this package exports it. */
 export interface ResultHandlesPluginClass {
   /** Validates the options at once and returns the plugin record to list in `plugins`. */
-  init(options?: ResultHandlesPluginOptions): unknown;
+  init(options?: ResultHandlesPluginOptions): ResultHandlesPluginRecord;
   new (options?: ResultHandlesPluginOptions): object;
 }
 
@@ -132,7 +150,7 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
   const stage = foldStage(sdk);
   const Base = sdk.DynamicPlugin as unknown as {
     new (...args: unknown[]): object;
-    init(options: unknown): unknown;
+    init(options: unknown): Omit<ResultHandlesPluginRecord, 'name'>;
   };
 
   /**
@@ -146,7 +164,7 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
    * ```
    */
   @sdk.Plugin({
-    name: 'result-handles',
+    name: PLUGIN_NAME,
     description: 'Keeps large tool answers out of the model context and serves them in parts through result_query',
     tools: [ResultQueryTool],
   })
@@ -165,13 +183,15 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
       ];
     };
 
-    static override init(options: ResultHandlesPluginOptions = {}): unknown {
+    static override init(options: ResultHandlesPluginOptions = {}): ResultHandlesPluginRecord {
       const runtime = runtimeFor(options); // validates now: invalid options throw ResultHandlesConfigurationError
-      const record = super.init(options) as Record<string, unknown>;
-      // The record's keys override the @Plugin metadata (contract §1): list result_query with the description that
+      // The record's keys override the @Plugin metadata (contract §1). The same name changes nothing there, and it is
+      // what makes the record a `PluginType` for the compiler; result_query is listed with the description that
       // explains handle references only when they are on.
-      if (runtime.references.on) record.tools = [ResultQueryToolWithReferences];
-      return record;
+      const record = { ...super.init(options), name: PLUGIN_NAME };
+      if (!runtime.references.on) return record;
+      const withReferences = { ...record, tools: [ResultQueryToolWithReferences] };
+      return withReferences;
     }
 
     readonly runtime: PluginRuntime;

@@ -1,5 +1,5 @@
 // ─── Types and schemas of the plugin ─────────────────────────────────────────
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 export type {
   ResolvedResultHandlesOptions,

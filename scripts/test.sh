@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`): every Rust test, then every vitest spec against the built addon.
+# The README's test command (`npm test`): every Rust test, the type tests (strict apps and the README's code compiled
+# with tsc), then every vitest spec against the built addon.
 # Installs what a fresh machine lacks: redis-server (apt, as root) and the npm dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,4 +25,5 @@ fi
 
 echo "[test] node $(node --version), napi $(node -p process.versions.napi)"
 cargo test --target x86_64-unknown-linux-gnu
+node scripts/type-tests.mjs
 npx vitest run

@@ -92,6 +92,8 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
       resultJson.length <= inlineChars
         ? engine.prepareSync(resultJson, toolMetaJson ?? undefined)
         : engine.prepare(resultJson, toolMetaJson ?? undefined),
+    prepareAnswer: async (answer, parts) =>
+      answer.length <= inlineChars ? engine.prepareAnswerSync(answer, parts) : engine.prepareAnswer(answer, parts),
     commit: (plan, session, subject) =>
       engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),
     query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),

@@ -36,7 +36,14 @@ export class PluginRuntime {
   constructor(options: ResultHandlesOptions) {
     this.prepared = prepareOptions(options, { browserAware: true });
     const sink: ResultHandlesLogger = { warn: (message) => (this.logger ?? consoleLogger).warn(message) };
-    this.core = new ResultHandlesCore(() => this.open(), { foldPolicy: this.prepared.foldPolicy }, sink);
+    this.core = new ResultHandlesCore(
+      () => this.open(),
+      {
+        foldPolicy: this.prepared.foldPolicy,
+        thresholdBytes: this.prepared.resolved.thresholdBytes,
+      },
+      sink,
+    );
     this.references = new HandleReferenceResolver(this.prepared.resolved.handleReferences, () => this.core.ready());
   }
 

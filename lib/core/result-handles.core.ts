@@ -3,7 +3,9 @@
 // Both hosts (the FrontMCP plugin and the MCP SDK adapter) map their own call context onto these two entry points.
 // Everything that decides lives in the native engine (fit.rs, fold.rs, store.rs, query.rs); this file only orders
 // the steps, calls the JS-side pieces a host owns (foldPolicy, output-schema admission) and turns outcomes into
-// logs. It never reads, measures or rewrites an answer itself.
+// logs. On the JS thread an answer costs at most one JSON.stringify: an answer whose one text bounds it under the
+// threshold is sent on at once (no native call), and a larger one crosses once, as JSON.stringify(structuredContent)
+// or its one text, never with the text that repeats it (see `fit`).
 import * as native from '../native';
 import { type Owner } from './owner';
 import { Warnings } from './logger';
@@ -29,9 +31,24 @@ export interface FitPlanLike {
   readonly answerKind?: string | null;
 }
 
+/** A CallToolResult split by the host: everything but the answer (see `prepareAnswer`). */
+export interface AnswerPartsLike {
+  /** The result without `content` and `structuredContent`, as JSON. */
+  envelopeJson: string;
+  /** `'structured'`, `'text'` or `'canonical-text'`. */
+  kind: string;
+  /** With `'structured'`: the only text, when it is not `===` to the answer. */
+  text?: string;
+  toolMetaJson?: string;
+  session?: string;
+  subject?: string;
+}
+
 /** The native engine as the core uses it. */
 export interface EngineLike {
   prepare(resultJson: string, toolMetaJson?: string | null): Promise<FitPlanLike>;
+  /** `prepare` for a split result: `answer` crosses once; with an owner it is sealed while it folds. */
+  prepareAnswer?(answer: string, parts: AnswerPartsLike): Promise<FitPlanLike>;
   commit(plan: FitPlanLike, session?: string | null, subject?: string | null): Promise<string>;
   query(argsJson: string, session?: string | null, subject?: string | null): Promise<string>;
   /** The arguments with their handle references resolved (JSON text), or null when they hold none. */
@@ -96,6 +113,78 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** An answer whose `content` is at most one text block: the shapes the fast path hands over split. */
+interface SplitAnswer {
+  /** `structuredContent` (`undefined` when absent or null). */
+  structured: unknown;
+  /** The one text block's text. */
+  text: string | undefined;
+}
+
+function splitAnswer(result: Record<string, unknown>): SplitAnswer | undefined {
+  const content = result.content;
+  if (!Array.isArray(content) || content.length > 1) return undefined;
+  let text: string | undefined;
+  if (content.length === 1) {
+    const block: unknown = content[0];
+    if (!isObject(block) || block.type !== 'text' || typeof block.text !== 'string') return undefined;
+    text = block.text;
+  }
+  const structured = result.structuredContent ?? undefined;
+  if (structured === undefined && text === undefined) return undefined;
+  return { structured, text };
+}
+
+/** A number with an exponent: the only JSON whose canonical form can be longer than its text (`1e20`). */
+const EXPONENT = /[0-9][eE]/;
+
+/**
+ * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone (no native
+ * call). Beside structuredContent, the text either repeats it (the answer is then the text's canonical form, never
+ * longer than the text unless a number has an exponent or the text a raw lone surrogate) or the answer passes
+ * anyway. A text alone is the answer: its canonical form when it holds JSON, else `JSON.stringify(text)`, which is
+ * never shorter. Anything unsure goes the exact way.
+ */
+function certainlyUnder(split: SplitAnswer, threshold: number): boolean {
+  const text = split.text;
+  if (text === undefined || text.length > threshold || EXPONENT.test(text)) return false;
+  if (split.structured !== undefined) {
+    // At most 3 bytes per UTF-16 unit once well-formed.
+    if (!isWellFormed(text)) return false;
+    return text.length * 3 <= threshold || Buffer.byteLength(text) <= threshold;
+  }
+  // At most 6 bytes per UTF-16 unit (`\u0001`), plus the quotes.
+  if (text.length * 6 + 2 <= threshold) return true;
+  // Escaping adds at most one byte per unit (`\"`, `\\`, `\n`) but for rare control characters and lone
+  // surrogates.
+  const common = !RARE_ESCAPES.test(text) && isWellFormed(text);
+  if (common && Buffer.byteLength(text) + text.length + 2 <= threshold) return true;
+  // A JSON-looking text measures as its canonical form when it parses, else as a string: only the engine knows.
+  return !looksStructured(text) && Buffer.byteLength(JSON.stringify(text)) <= threshold;
+}
+
+/** Characters `JSON.stringify` writes as a six-character `\uXXXX` escape. */
+const RARE_ESCAPES = /[\x00-\x07\x0b\x0e-\x1f]/;
+
+/** Whether a string holds no lone surrogate (UTF-8, and so the native side, cannot carry one). */
+function isWellFormed(text: string): boolean {
+  const check = (text as unknown as { isWellFormed?: () => boolean }).isWellFormed;
+  return check ? check.call(text) : !/[\uD800-\uDFFF]/.test(text);
+}
+
+/** Whether a text may hold a JSON object or array (the only texts compared or folded as JSON). */
+function looksStructured(text: string): boolean {
+  return STRUCTURED_START.test(text);
+}
+
+/** JSON whitespace, then an object or array. */
+const STRUCTURED_START = /^[ \t\n\r]*[{[]/;
+
+/** Answers this long are worth giving the event loop a turn between two long steps. */
+const YIELD_CHARS = 256 * 1024;
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /**
  * The steps of one fit and one query, shared by both hosts.
  *
@@ -111,7 +200,7 @@ export class ResultHandlesCore {
 
   constructor(
     private readonly openEngine: () => Promise<EngineLike>,
-    private readonly settings: { foldPolicy?: FoldPolicy },
+    private readonly settings: { foldPolicy?: FoldPolicy; thresholdBytes?: number },
     logger: { warn(message: string): void },
   ) {
     this.warnings = new Warnings(logger);
@@ -135,20 +224,17 @@ export class ResultHandlesCore {
    */
   async fit(result: unknown, call: FitCall): Promise<unknown> {
     if (call.owner === undefined || !isObject(result)) return result;
-    let resultJson: string;
-    let toolMetaJson: string | null = null;
-    try {
-      resultJson = JSON.stringify(result);
-      if (isObject(call.toolMeta)) toolMetaJson = JSON.stringify(call.toolMeta);
-    } catch {
-      return result; // cycles, BigInt: not JSON, so not ours to fold
-    }
+    const split = splitAnswer(result);
+    const threshold = this.settings.thresholdBytes;
+    if (split && threshold !== undefined && certainlyUnder(split, threshold)) return result;
 
     let engine: EngineLike;
     let plan: FitPlanLike;
     try {
       engine = await this.ready();
-      plan = await engine.prepare(resultJson, toolMetaJson);
+      const prepared = await this.prepare(engine, result, split, call);
+      if (prepared === undefined) return result;
+      plan = prepared;
     } catch (error) {
       this.warnings.once(
         `prepare:${errorCode(error)}`,
@@ -231,11 +317,78 @@ export class ResultHandlesCore {
     if (engine) await (await engine.catch(() => undefined))?.close();
   }
 
+  /**
+   * Hands the answer to the engine: split (the answer crosses once, the text repeating structuredContent never)
+   * when its content is at most one text, else the whole result as JSON. `undefined`: not JSON (cycles, BigInt),
+   * or a text that does not repeat structuredContent, so the answer passes whole.
+   */
+  private async prepare(
+    engine: EngineLike,
+    result: Record<string, unknown>,
+    split: SplitAnswer | undefined,
+    call: FitCall,
+  ): Promise<FitPlanLike | undefined> {
+    let toolMetaJson: string | undefined;
+    let envelopeJson: string;
+    try {
+      if (isObject(call.toolMeta)) toolMetaJson = JSON.stringify(call.toolMeta);
+      if (!split || !engine.prepareAnswer) return await engine.prepare(JSON.stringify(result), toolMetaJson ?? null);
+      const { content: _content, structuredContent: _structured, ...envelope } = result;
+      envelopeJson = JSON.stringify(envelope);
+    } catch {
+      return undefined; // cycles, BigInt: not JSON, so not ours to fold
+    }
+
+    let answer: string | undefined;
+    let kind = 'structured';
+    let text: string | undefined;
+    if (split.structured !== undefined) {
+      try {
+        answer = JSON.stringify(split.structured) as string | undefined;
+      } catch {
+        return undefined;
+      }
+      if (typeof answer !== 'string') return engine.prepare(JSON.stringify(result), toolMetaJson ?? null);
+      if (answer.length > YIELD_CHARS) await yieldToLoop();
+      if (split.text !== undefined && split.text !== answer) {
+        if (isWellFormed(split.text))
+          text = split.text; // compared natively, off this thread
+        else if (!(looksStructured(split.text) && canonicalOf(split.text) === answer)) return undefined;
+      }
+    } else if (split.text !== undefined && isWellFormed(split.text)) {
+      answer = split.text;
+      kind = 'text';
+    } else if (split.text !== undefined) {
+      // UTF-8 cannot carry a lone surrogate: the text crosses as the JSON JS writes for it.
+      answer = (looksStructured(split.text) ? canonicalOf(split.text) : undefined) ?? JSON.stringify(split.text);
+      kind = 'canonical-text';
+    }
+    if (answer === undefined) return undefined;
+    if (answer.length > YIELD_CHARS) await yieldToLoop();
+    return engine.prepareAnswer(answer, {
+      envelopeJson,
+      kind,
+      text,
+      toolMetaJson,
+      session: call.owner?.session ?? undefined,
+      subject: call.owner?.subject ?? undefined,
+    });
+  }
+
   /** The answer `foldPolicy` sees: structuredContent, or the text (parsed when it holds JSON). */
   private answerOf(result: Record<string, unknown>, plan: FitPlanLike): unknown {
     if (plan.answerKind === 'structured') return result.structuredContent;
     const content = Array.isArray(result.content) ? (result.content as Array<{ text?: unknown }>) : [];
     const text = content.find((block) => typeof block?.text === 'string')?.text as string | undefined;
     return plan.answerKind === 'json-text' && text !== undefined ? (JSON.parse(text) as unknown) : text;
+  }
+}
+
+/** `JSON.stringify(JSON.parse(text))`, or `undefined` when the text is not JSON. */
+function canonicalOf(text: string): string | undefined {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return undefined;
   }
 }

@@ -4,7 +4,7 @@
 // (in Rust) and answers INVALID_INPUT naming the argument and its range, which a model can act on, where a zod
 // failure would surface as a generic "Input validation error". The listed JSON Schema still tells a model each
 // argument's type and range (zod v4 `.meta()` is merged into the JSON Schema the SDK lists).
-import type { z as zod } from 'zod';
+import type { z as zod } from 'zod/v4';
 import * as native from '../native';
 
 type Z = typeof zod;

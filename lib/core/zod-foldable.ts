@@ -1,5 +1,5 @@
 // ─── foldable(): widen an object output schema to admit the folded form ───────
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 /** The keys of the folded form; a widened schema may not already use them. */
 export const FOLDED_KEYS = ['preview', 'shape', 'handle'] as const;
@@ -18,6 +18,48 @@ function isZodObject(value: unknown): value is z.ZodObject<AnyShape> {
   return def?.type === 'object' && typeof (value as { shape?: unknown }).shape === 'object';
 }
 
+/** A zod v4 schema (zod 4, or zod 3.25+ through `zod/v4`): the kind `foldable()` can widen. */
+function isZodV4Schema(value: unknown): value is z.ZodType {
+  return typeof value === 'object' && value !== null && '_zod' in value;
+}
+
+/** A zod 3 schema (`import { z } from 'zod'` on zod 3.x). */
+function isZodV3Schema(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && '_def' in value && !('_zod' in value);
+}
+
+function unsupportedSchema(message: string): TypeError {
+  return Object.assign(new TypeError(`foldable(): ${message}`), { code: 'FOLDABLE_UNSUPPORTED_SCHEMA' });
+}
+
+/** The object shape to widen, or a clear error for anything else (a union, an array, a zod 3 schema…). */
+function objectShape(schema: unknown): AnyShape {
+  if (isZodObject(schema)) return schema.shape;
+  if (isZodV3Schema(schema)) {
+    throw unsupportedSchema(
+      'this is a zod 3 schema. With zod 3.25 or later, build the output schema with `import { z } from "zod/v4"` ' +
+        '(the MCP SDK accepts those too); with zod 4, `import { z } from "zod"`.',
+    );
+  }
+  if (isZodV4Schema(schema)) {
+    const kind = String((schema as { _zod: { def?: { type?: unknown } } })._zod.def?.type ?? 'unknown');
+    throw unsupportedSchema(
+      `it takes a z.object(...) or a raw shape of zod schemas, not a ${kind} schema. ` +
+        'McpServer lists only object output schemas (a union lists none and then fails every call): wrap the object ' +
+        'the tool answers with, or give the tool no output schema.',
+    );
+  }
+  const isRawShape =
+    typeof schema === 'object' &&
+    schema !== null &&
+    !Array.isArray(schema) &&
+    Object.values(schema).every(isZodV4Schema);
+  if (!isRawShape) {
+    throw unsupportedSchema('it takes a z.object(...) or a raw shape (an object whose values are zod schemas).');
+  }
+  return schema as AnyShape;
+}
+
 function acceptsUndefined(schema: z.ZodType): boolean {
   try {
     return schema.safeParse(undefined).success;
@@ -27,7 +69,7 @@ function acceptsUndefined(schema: z.ZodType): boolean {
 }
 
 /**
- * Widens an object output schema (a zod v4 `z.object` or a raw shape) so that it also admits the folded form
+ * Widens an object output schema (a zod v4 `z.object` or a raw shape; on zod 3.25+ build it from `zod/v4`) so that it also admits the folded form
  * `{ preview, shape, handle }`, and the MCP TypeScript SDK still lists it as an object JSON Schema.
  *
  * Why: a tool's large answer is replaced by `{ preview, shape, handle }`, which the SDK checks against the tool's
@@ -51,7 +93,7 @@ function acceptsUndefined(schema: z.ZodType): boolean {
 export function foldable<Shape extends AnyShape>(
   schema: z.ZodObject<Shape> | Shape,
 ): z.ZodObject<FoldableShape<Shape>> {
-  const shape: AnyShape = isZodObject(schema) ? schema.shape : (schema as AnyShape);
+  const shape = objectShape(schema);
   for (const key of FOLDED_KEYS) {
     if (Object.prototype.hasOwnProperty.call(shape, key)) {
       throw new TypeError(

@@ -4,7 +4,7 @@
 // session or user): the plugin's Will('execute') hook records `state.authInfo`'s owner for each result_query call,
 // and the tool reads it back. Errors are `PublicMcpError(message, code)` so the code reaches the client in
 // `_meta.code`.
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 import { type FrontMcpSdk, loadFrontMcpSdk, missingSdkError } from '../core/frontmcp-sdk';
 import { type Owner } from '../core/owner';

@@ -7,16 +7,19 @@
 //! CallToolResult. [`ResultHandlesEngine::query`] reads the record (or, for a window of a large list, the index and
 //! one byte range) and runs the query in one native call, so the kept answer never crosses into JS.
 
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
 
-use napi::bindgen_prelude::PromiseRaw;
+use napi::bindgen_prelude::{ObjectFinalize, PromiseRaw};
 use napi::{Env, Result};
 use napi_derive::napi;
 
 use super::error::{run_async, run_blocking, run_sync};
 use super::store::NativeHandleStore;
+use super::text::JsonText;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
-use crate::core::fit::{self, Answer, Envelope, FoldFacts, Verdict};
+use crate::core::fit::{self, Answer, Envelope, FoldFacts, SeparateAnswer, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
 use crate::core::options::{
   problems_message, validate_options, HandleReferenceLimits, HandleReferences,
@@ -26,7 +29,7 @@ use crate::core::query::index::{
 };
 use crate::core::query::parse_query_args;
 use crate::core::references::guide_sentence;
-use crate::core::store::{HandleStore, Owner};
+use crate::core::store::{HandleStore, Owner, SealedAnswer};
 
 /// Answers larger than this are indexed on a second thread while they fold (below it a thread costs more than
 /// it saves).
@@ -52,10 +55,48 @@ struct PlanData {
   bytes: u64,
   folded_json: String,
   shape_json: String,
-  canonical_json: String,
+  envelope: Envelope,
+  /// What `commit` keeps; taken by the first commit.
+  payload: Mutex<Option<Payload>>,
+}
+
+/// The kept answer of a plan: sealed already when `prepare` knew the owner, else its canonical JSON.
+struct Payload {
+  record: Record,
   /// The answer's path index, when it is large enough to have one (see `core::query::index`).
   index: Option<Vec<u8>>,
-  envelope: Envelope,
+}
+
+enum Record {
+  Plain(String),
+  Sealed(Owner, SealedAnswer),
+}
+
+impl Payload {
+  fn bytes_held(&self) -> usize {
+    let record = match &self.record {
+      Record::Plain(json) => json.len(),
+      Record::Sealed(_, sealed) => sealed.len(),
+    };
+    record + self.index.as_ref().map_or(0, Vec::len)
+  }
+}
+
+/// The rest of a CallToolResult a host split (see [`ResultHandlesEngine::prepare_answer`]).
+#[napi(object)]
+pub struct AnswerParts {
+  /// The result without `content` and `structuredContent`, as JSON.
+  pub envelope_json: String,
+  /// `'structured'`, `'text'` or `'canonical-text'`.
+  pub kind: String,
+  /// With `'structured'`: the only text block, when it is not `===` to the answer (checked natively).
+  pub text: Option<String>,
+  /// The tool definition's `_meta`, as JSON.
+  pub tool_meta_json: Option<String>,
+  /// The caller's session, to seal the answer for while it folds.
+  pub session: Option<String>,
+  /// The caller's subject, to seal the answer for while it folds.
+  pub subject: Option<String>,
 }
 
 /// The native engine of one plugin/adapter instance: resolved options and the store.
@@ -65,13 +106,45 @@ pub struct ResultHandlesEngine {
 }
 
 /// What `prepare` decided about one CallToolResult.
-#[napi]
+#[napi(custom_finalize)]
 pub struct FitPlan {
   kind: &'static str,
   reason: Option<&'static str>,
   bytes: Option<u64>,
   answer_kind: Option<&'static str>,
   data: Option<Arc<PlanData>>,
+  /// Bytes reported to V8 as held by this plan (`adjust_external_memory`), given back when the kept answer is
+  /// stored or the plan is collected.
+  external: Arc<AtomicI64>,
+}
+
+impl ObjectFinalize for FitPlan {
+  fn finalize(self, env: Env) -> Result<()> {
+    release_external(&env, &self.external);
+    Ok(())
+  }
+}
+
+/// Gives back to V8 what a plan reported holding (once).
+fn release_external(env: &Env, external: &AtomicI64) {
+  let held = external.swap(0, Ordering::AcqRel);
+  if held != 0 {
+    let _ = env.adjust_external_memory(-held);
+  }
+}
+
+/// Tells V8 a plan holds its kept answer natively, so a burst of large folds makes it collect sooner.
+fn report_external(env: &Env, plan: FitPlan) -> Result<FitPlan> {
+  let held = plan
+    .data
+    .as_ref()
+    .and_then(|data| data.payload.lock().ok()?.as_ref().map(Payload::bytes_held))
+    .unwrap_or(0);
+  let held = i64::try_from(held).unwrap_or(i64::MAX);
+  if held > 0 && env.adjust_external_memory(held).is_ok() {
+    plan.external.store(held, Ordering::Release);
+  }
+  Ok(plan)
 }
 
 fn settings_of(options_json: &str) -> CoreResult<(FoldSettings, ReferenceSettings)> {
@@ -103,6 +176,7 @@ fn pass(reason: &'static str, bytes: Option<u64>) -> FitPlan {
     bytes,
     answer_kind: None,
     data: None,
+    external: Arc::default(),
   }
 }
 
@@ -117,31 +191,193 @@ fn prepare_plan(
     Verdict::Pass(reason) => return Ok(pass(reason.as_str(), None)),
     Verdict::Candidate(answer) => answer,
   };
-  let (source, structured) = match &answer {
-    Answer::Structured(json) => (AnswerSource::Json(json), true),
-    Answer::Text(text) => (AnswerSource::Text(text), false),
-  };
-  // A large structuredContent slice (checked by serde_json when `inspect` read it, so its index needs no second
-  // grammar check) is indexed on a second thread while the fold reads it; the plan is the same either way.
-  let (folded, index) = match &answer {
-    Answer::Structured(json) if json.len() > settings.threshold_bytes.max(PARALLEL_INDEX_BYTES) => {
-      std::thread::scope(|scope| {
-        let index = std::thread::Builder::new().spawn_scoped(scope, || {
-          build_index_of_raw_value(json, IndexSettings::DEFAULT)
-        });
-        let folded = fold_answer(source, &settings);
-        // No thread to be had: build it here, after the fold. A panic in the builder (none is known) only loses
-        // the index: queries then read the whole answer.
-        let index = match index {
-          Ok(index) => index.join().ok().flatten(),
-          Err(_) => build_index_of_raw_value(json, IndexSettings::DEFAULT),
-        };
-        (folded, Some(index))
-      })
+  match answer {
+    Answer::Structured(json) => fold_plan(
+      &settings,
+      Kept::Json(Cow::Borrowed(json)),
+      AnswerKind::Structured,
+      inspection.envelope,
+      None,
+    ),
+    Answer::Text(text) => fold_plan(
+      &settings,
+      Kept::Text(&text),
+      AnswerKind::Text,
+      inspection.envelope,
+      None,
+    ),
+  }
+}
+
+/// How the host handed the answer of a split CallToolResult (`prepareAnswer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartsKind {
+  /// `JSON.stringify(structuredContent)`.
+  Structured,
+  /// The only text block, as the tool wrote it.
+  Text,
+  /// The only text block, made canonical by the host (`JSON.stringify(JSON.parse(text))` for a JSON text,
+  /// `JSON.stringify(text)` for any other): what a text with a raw lone surrogate crosses as, since UTF-8 cannot
+  /// carry it.
+  CanonicalText,
+}
+
+impl PartsKind {
+  fn parse(kind: &str) -> CoreResult<Self> {
+    match kind {
+      "structured" => Ok(PartsKind::Structured),
+      "text" => Ok(PartsKind::Text),
+      "canonical-text" => Ok(PartsKind::CanonicalText),
+      _ => Err(
+        CoreError::new(ErrorCode::InvalidInput, "Unknown answer kind.")
+          .with_remedy("Pass 'structured', 'text' or 'canonical-text'."),
+      ),
     }
-    _ => (fold_answer(source, &settings), None),
+  }
+}
+
+/// [`prepare_plan`] for a CallToolResult the host split (see `fit::inspect_parts`); with an owner, the answer is
+/// sealed as soon as it is folded and indexed.
+fn prepare_parts_plan(
+  settings: FoldSettings,
+  answer: String,
+  parts: &AnswerParts,
+  sealer: Option<Sealer<'_>>,
+) -> CoreResult<FitPlan> {
+  let kind = PartsKind::parse(&parts.kind)?;
+  let separate = match kind {
+    PartsKind::Structured => SeparateAnswer::Structured {
+      json: &answer,
+      text: parts.text.as_deref(),
+    },
+    PartsKind::Text => SeparateAnswer::Text(&answer),
+    PartsKind::CanonicalText => SeparateAnswer::Structured {
+      json: &answer,
+      text: None,
+    },
   };
-  let folded = match folded? {
+  let inspection = fit::inspect_parts(
+    &parts.envelope_json,
+    separate,
+    parts.tool_meta_json.as_deref(),
+  );
+  if let Verdict::Pass(reason) = inspection.verdict {
+    return Ok(pass(reason.as_str(), None));
+  }
+  let envelope = inspection.envelope;
+  let (kept, kind) = match kind {
+    PartsKind::Structured => (Kept::Json(Cow::Owned(answer)), AnswerKind::Structured),
+    PartsKind::CanonicalText => (Kept::Json(Cow::Owned(answer)), AnswerKind::Text),
+    PartsKind::Text => {
+      return fold_plan(
+        &settings,
+        Kept::Text(&answer),
+        AnswerKind::Text,
+        envelope,
+        sealer,
+      );
+    }
+  };
+  fold_plan(&settings, kept, kind, envelope, sealer)
+}
+
+/// The answer to fold and keep.
+enum Kept<'a> {
+  /// Canonical JSON already (`JSON.stringify` output): measured, folded, indexed and sealed as it is.
+  Json(Cow<'a, str>),
+  /// A tool's text: the fold decides whether it holds JSON and writes its canonical form.
+  Text(&'a str),
+}
+
+/// Whether the answer came from structuredContent or a text (a text's kind then follows its shape).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AnswerKind {
+  Structured,
+  Text,
+}
+
+/// Who a plan's answer is sealed for (the fast path knows the owner at `prepare`).
+struct Sealer<'a> {
+  store: &'a HandleStore,
+  owner: Owner,
+}
+
+impl<'a> Sealer<'a> {
+  /// The parts' owner, when they name one.
+  fn of(store: &'a HandleStore, parts: &AnswerParts) -> Option<Self> {
+    (parts.session.is_some() || parts.subject.is_some()).then(|| Sealer {
+      store,
+      owner: Owner::new(parts.session.clone(), parts.subject.clone()),
+    })
+  }
+}
+
+/// Runs `main` while the path index of `json` is built on a second thread: both read the same bytes and neither
+/// depends on the other. Small answers run one after the other (a thread costs more than it saves). When no thread
+/// can be started the index is built here afterwards; a panic in the builder (none is known) only loses the index
+/// (queries then read the whole answer).
+fn beside_index<T: Send>(
+  json: &str,
+  main: impl FnOnce() -> T + Send,
+  grammar_checked: bool,
+) -> (T, Option<Vec<u8>>) {
+  let build = || {
+    if grammar_checked {
+      build_index_of_raw_value(json, IndexSettings::DEFAULT)
+    } else {
+      build_index(json, IndexSettings::DEFAULT)
+    }
+  };
+  if json.len() <= PARALLEL_INDEX_BYTES {
+    return (main(), build());
+  }
+  std::thread::scope(|scope| {
+    let index = std::thread::Builder::new().spawn_scoped(scope, build);
+    let out = main();
+    let index = match index {
+      Ok(index) => index.join().ok().flatten(),
+      Err(_) => build(),
+    };
+    (out, index)
+  })
+}
+
+fn fold_plan(
+  settings: &FoldSettings,
+  kept: Kept<'_>,
+  kind: AnswerKind,
+  envelope: Envelope,
+  sealer: Option<Sealer<'_>>,
+) -> CoreResult<FitPlan> {
+  let (folded, canonical, index) = match kept {
+    // Structured answers over the threshold fold: fold and index at once.
+    Kept::Json(json) if json.len() > settings.threshold_bytes => {
+      let (folded, index) = beside_index(
+        &json,
+        || fold_answer(AnswerSource::Json(&json), settings),
+        true,
+      );
+      (folded?, json, index)
+    }
+    Kept::Json(json) => (
+      fold_answer(AnswerSource::Json(&json), settings)?,
+      json,
+      None,
+    ),
+    // A text's canonical form comes out of its fold; the index reads that.
+    Kept::Text(text) => match fold_answer(AnswerSource::Text(text), settings)? {
+      FoldOutcome::Folded(mut folded) => {
+        let canonical = folded
+          .canonical_json
+          .take()
+          .unwrap_or_else(|| text.to_string());
+        let ((), index) = beside_index(&canonical, || (), false);
+        (FoldOutcome::Folded(folded), Cow::Owned(canonical), index)
+      }
+      whole => (whole, Cow::Borrowed(text), None),
+    },
+  };
+  let folded = match folded {
     FoldOutcome::Whole { bytes } => return Ok(pass("under-threshold", Some(bytes as u64))),
     FoldOutcome::Folded(folded) if fit::too_deep_to_query(&folded) => {
       let reason = fit::PassReason::TooDeepToQuery.as_str();
@@ -149,32 +385,31 @@ fn prepare_plan(
     }
     FoldOutcome::Folded(folded) => folded,
   };
-  let answer_kind = if structured {
-    "structured"
-  } else if folded.shape_json.starts_with(r#"{"type":"string""#) {
-    "text"
-  } else {
-    "json-text"
-  };
-  let canonical_json = match (folded.canonical_json, &answer) {
-    (Some(canonical), _) => canonical,
-    (None, Answer::Structured(json)) => (*json).to_string(),
-    (None, Answer::Text(text)) => text.to_string(),
+  let answer_kind = match kind {
+    AnswerKind::Structured => "structured",
+    AnswerKind::Text if folded.shape_json.starts_with(r#"{"type":"string""#) => "text",
+    AnswerKind::Text => "json-text",
   };
   let handle = HandleStore::new_handle();
-  let index = match index {
-    Some(index) => index,
-    None if structured => build_index_of_raw_value(&canonical_json, IndexSettings::DEFAULT),
-    None => build_index(&canonical_json, IndexSettings::DEFAULT),
+  // Sealed now, over the answer's own buffer, when the owner is known: the plan then holds one copy of the
+  // answer (the record) instead of two.
+  let record = match sealer {
+    Some(sealer) => {
+      let sealed =
+        sealer
+          .store
+          .seal_answer(&handle, canonical.into_owned().into_bytes(), &sealer.owner)?;
+      Record::Sealed(sealer.owner, sealed)
+    }
+    None => Record::Plain(canonical.into_owned()),
   };
   let data = PlanData {
-    index,
     folded_json: folded_json(&folded.preview_json, &folded.shape_json, &handle),
     handle,
     bytes: folded.bytes as u64,
     shape_json: folded.shape_json,
-    canonical_json,
-    envelope: inspection.envelope,
+    envelope,
+    payload: Mutex::new(Some(Payload { record, index })),
   };
   Ok(FitPlan {
     kind: "fold",
@@ -182,6 +417,7 @@ fn prepare_plan(
     bytes: Some(data.bytes),
     answer_kind: Some(answer_kind),
     data: Some(Arc::new(data)),
+    external: Arc::default(),
   })
 }
 
@@ -229,8 +465,54 @@ impl ResultHandlesEngine {
     run_blocking(
       env,
       move || prepare_plan(settings, &result_json, tool_meta_json.as_deref()),
-      |_, plan| Ok(plan),
+      report_external,
     )
+  }
+
+  /// `prepare` for a CallToolResult the host split, so that the text repeating structuredContent never crosses:
+  /// `answer` is `JSON.stringify(structuredContent)` (`parts.kind` `'structured'`; `parts.text` the only text
+  /// block when it is not `===` to it), the only text (`'text'`), or that text made canonical by the host
+  /// (`'canonical-text'`); `parts.envelopeJson` is the result without `content` and `structuredContent`. With a
+  /// session or subject the answer is sealed for that owner beside the fold (commit with the same owner). Runs
+  /// off the JS thread.
+  #[napi(ts_return_type = "Promise<FitPlan>")]
+  pub fn prepare_answer<'env>(
+    &self,
+    env: &'env Env,
+    #[napi(ts_arg_type = "string")] answer: JsonText,
+    parts: AnswerParts,
+  ) -> Result<PromiseRaw<'env, FitPlan>> {
+    let JsonText(answer) = answer;
+    let core = Arc::clone(&self.core);
+    run_blocking(
+      env,
+      move || {
+        let sealer = Sealer::of(&core.store, &parts);
+        prepare_parts_plan(core.settings, answer, &parts, sealer)
+      },
+      report_external,
+    )
+  }
+
+  /// `prepareAnswer` on the JS thread (for answers of at most a threshold's length: a hop to the thread pool
+  /// costs more than reading them).
+  #[napi]
+  pub fn prepare_answer_sync(
+    &self,
+    env: Env,
+    answer: String,
+    parts: AnswerParts,
+  ) -> Result<FitPlan> {
+    let core = &self.core;
+    let plan = run_sync(&env, || {
+      prepare_parts_plan(
+        core.settings,
+        answer,
+        &parts,
+        Sealer::of(&core.store, &parts),
+      )
+    })?;
+    report_external(&env, plan)
   }
 
   /// `prepare` on the JS thread.
@@ -242,9 +524,10 @@ impl ResultHandlesEngine {
     tool_meta_json: Option<String>,
   ) -> Result<FitPlan> {
     let settings = self.core.settings;
-    run_sync(&env, || {
+    let plan = run_sync(&env, || {
       prepare_plan(settings, &result_json, tool_meta_json.as_deref())
-    })
+    })?;
+    report_external(&env, plan)
   }
 
   /// Seals and keeps a folded plan's answer for the owner, then resolves with the folded CallToolResult (JSON).
@@ -259,6 +542,7 @@ impl ResultHandlesEngine {
   ) -> Result<PromiseRaw<'env, String>> {
     let data = plan.data.clone();
     let store = Arc::clone(&self.core.store);
+    let external = Arc::clone(&plan.external);
     let references = self.core.references.tools.clone();
     run_async(
       env,
@@ -267,15 +551,34 @@ impl ResultHandlesEngine {
           CoreError::new(ErrorCode::InvalidInput, "This plan does not fold.")
             .with_remedy("Commit only plans whose kind is 'fold'.")
         })?;
+        let payload = data
+          .payload
+          .lock()
+          .ok()
+          .and_then(|mut payload| payload.take())
+          .ok_or_else(|| {
+            CoreError::new(ErrorCode::InvalidInput, "This plan was committed already.")
+              .with_remedy("Prepare the answer again to keep it again.")
+          })?;
         let owner = Owner::new(session, subject);
-        let record = store.save(
-          &data.handle,
-          data.canonical_json.as_bytes().to_vec(),
-          &owner,
-        );
+        let record = async {
+          match payload.record {
+            Record::Plain(json) => store.save(&data.handle, json.into_bytes(), &owner).await,
+            Record::Sealed(sealed_for, sealed) if sealed_for == owner => {
+              store.keep_sealed(sealed).await
+            }
+            Record::Sealed(..) => Err(
+              CoreError::new(
+                ErrorCode::InvalidInput,
+                "This plan was sealed for another caller.",
+              )
+              .with_remedy("Commit with the session and subject given to prepareAnswer."),
+            ),
+          }
+        };
         let index = async {
-          match &data.index {
-            Some(index) => store.save_index(&data.handle, index.clone(), &owner).await,
+          match payload.index {
+            Some(index) => store.save_index(&data.handle, index, &owner).await,
             None => Ok(()),
           }
         };
@@ -296,7 +599,10 @@ impl ResultHandlesEngine {
           facts,
         ))
       },
-      |_, folded| Ok(folded),
+      move |env, folded| {
+        release_external(env, &external);
+        Ok(folded)
+      },
     )
   }
 

@@ -9,6 +9,7 @@ mod options;
 mod query;
 mod references;
 mod store;
+mod text;
 
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;

@@ -45,6 +45,16 @@ fn prepare(
   ttl_seconds: Option<f64>,
   secret: Option<String>,
 ) -> CoreResult<(store::config::StorageConfig, u64, Option<ServerSecret>)> {
+  settings(config_json, namespace, ttl_seconds, secret).map_err(configuration_error)
+}
+
+/// The store settings, or every problem with them (one sentence each).
+fn settings(
+  config_json: Option<String>,
+  namespace: Option<&str>,
+  ttl_seconds: Option<f64>,
+  secret: Option<String>,
+) -> std::result::Result<(store::config::StorageConfig, u64, Option<ServerSecret>), Vec<String>> {
   let mut problems = store::settings_problems(namespace, ttl_seconds);
   let config = match config_json
     .as_deref()
@@ -77,8 +87,22 @@ fn prepare(
   };
   match (config, ttl) {
     (Some(config), Some(ttl)) if problems.is_empty() => Ok((config, ttl, secret)),
-    _ => Err(configuration_error(problems)),
+    _ => Err(problems),
   }
+}
+
+/// Every problem with store settings (`NativeHandleStore.open`'s arguments), one sentence each; empty when they
+/// are fine. Lets the JS layer give a configuration error its `problems` list, as the options errors have.
+#[napi]
+pub fn store_settings_problems(
+  config_json: Option<String>,
+  namespace: Option<String>,
+  ttl_seconds: Option<f64>,
+  secret: Option<String>,
+) -> Vec<String> {
+  settings(config_json, namespace.as_deref(), ttl_seconds, secret)
+    .err()
+    .unwrap_or_default()
 }
 
 /// A store of sealed answers in one backend (memory, Redis, SQLite, Upstash or Vercel KV), under one namespace
@@ -248,8 +272,8 @@ pub struct SealedRecord {
   pub record: Buffer,
 }
 
-/// The problem with a store TTL, or `null` when it is fine: a whole number of seconds from 1 to 3153600000
-/// (the store's own rule). Pass anything that is not a JS number as `undefined`.
+/// The problem with a store TTL, or `null` when it is fine: a whole number of seconds from 1 to 31536000 (one year,
+/// the `ttlSeconds` option's cap). Pass anything that is not a JS number as `undefined`.
 #[napi]
 pub fn store_ttl_problem(ttl_seconds: Option<f64>) -> Option<String> {
   store::ttl_problem(ttl_seconds)

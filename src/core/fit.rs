@@ -133,58 +133,13 @@ fn inspect_inner<'a>(
   tool_meta_json: Option<&str>,
 ) -> Result<Inspection<'a>, ()> {
   let top: Top<'a> = serde_json::from_str(result_json).map_err(|_| ())?;
-  let mut structured: Option<&'a RawValue> = None;
-  let mut is_error = false;
-  let mut meta: Vec<(Cow<'a, str>, &'a RawValue)> = Vec::new();
-  let mut other_fields = Vec::new();
-  for (key, value) in top.entries {
-    match key.as_ref() {
-      "structuredContent" => structured = (value.get() != "null").then_some(value),
-      "isError" => is_error = value.get() == "true",
-      "_meta" => {
-        meta = serde_json::from_str::<Entries<'a>>(value.get())
-          .map_err(|_| ())?
-          .0
-      }
-      _ => other_fields.push((key.into_owned(), value.get().to_string())),
-    }
-  }
-  let blocks: Vec<LenientBlock<'a>> = top.content.ok_or(())?;
-
-  let tool_is_ui = match tool_meta_json {
-    Some(text) => serde_json::from_str::<Entries>(text)
-      .map(|entries| entries.0.iter().any(|(key, _)| is_ui_key(key)))
-      .unwrap_or(false),
-    None => false,
+  let blocks: Option<Vec<LenientBlock<'a>>> = top.content;
+  let (outer, structured) = read_outer(top.entries, tool_meta_json)?;
+  let blocks = blocks.ok_or(())?;
+  let envelope = match outer {
+    Ok(envelope) => envelope,
+    Err(reason) => return Ok(passing(reason)),
   };
-  let envelope = Envelope {
-    other_fields,
-    meta: meta
-      .iter()
-      .filter(|(key, _)| key.as_ref() != RESULT_HANDLE_META_KEY)
-      .map(|(key, value)| (key.to_string(), value.get().to_string()))
-      .collect(),
-  };
-  let pass = |reason| {
-    Ok(Inspection {
-      verdict: Verdict::Pass(reason),
-      envelope: Envelope::default(),
-    })
-  };
-
-  if is_error {
-    return pass(PassReason::IsError);
-  }
-  if meta
-    .iter()
-    .any(|(key, _)| key.as_ref() == RESULT_HANDLE_META_KEY)
-  {
-    return pass(PassReason::AlreadyFolded);
-  }
-  if tool_is_ui || meta.iter().any(|(key, _)| is_ui_key(key)) {
-    return pass(PassReason::UiAnswer);
-  }
-
   // Texts stay raw string literals (checked JSON, not yet unescaped): the common answer, a text that is
   // `JSON.stringify(structuredContent)`, is then compared in one pass with no copy.
   let mut texts: Vec<&'a RawValue> = Vec::new();
@@ -203,13 +158,13 @@ fn inspect_inner<'a>(
           decode(text)?;
         }
         all_decode(&texts)?;
-        return pass(PassReason::NonTextContent);
+        return Ok(passing(PassReason::NonTextContent));
       }
     }
   }
   if texts.len() > 1 {
     all_decode(&texts)?;
-    return pass(PassReason::SeveralTexts);
+    return Ok(passing(PassReason::SeveralTexts));
   }
 
   let answer = match (structured, texts.pop()) {
@@ -219,18 +174,129 @@ fn inspect_inner<'a>(
       if !literal_decodes_to(text.get(), structured.get()) {
         let text = decode(text)?;
         if !repeats(&text, structured.get()) {
-          return pass(PassReason::TextDiffers);
+          return Ok(passing(PassReason::TextDiffers));
         }
       }
       Answer::Structured(structured.get())
     }
     (None, Some(text)) => Answer::Text(decode(text)?),
-    (None, None) => return pass(PassReason::NoAnswer),
+    (None, None) => return Ok(passing(PassReason::NoAnswer)),
   };
   Ok(Inspection {
     verdict: Verdict::Candidate(answer),
     envelope,
   })
+}
+
+fn passing<'a>(reason: PassReason) -> Inspection<'a> {
+  Inspection {
+    verdict: Verdict::Pass(reason),
+    envelope: Envelope::default(),
+  }
+}
+
+/// The top-level entries other than `content`: the envelope a folded result keeps, or why the answer passes
+/// (`isError`, already folded, a UI answer, with `tool_meta_json` checked for UI keys too); and
+/// `structuredContent` (absent when `null`). `Err` when `_meta` is not an object we read.
+type Outer<'a> = (Result<Envelope, PassReason>, Option<&'a RawValue>);
+
+fn read_outer<'a>(
+  entries: Vec<(Cow<'a, str>, &'a RawValue)>,
+  tool_meta_json: Option<&str>,
+) -> Result<Outer<'a>, ()> {
+  let mut structured: Option<&'a RawValue> = None;
+  let mut is_error = false;
+  let mut meta: Vec<(Cow<'a, str>, &'a RawValue)> = Vec::new();
+  let mut other_fields = Vec::new();
+  for (key, value) in entries {
+    match key.as_ref() {
+      "structuredContent" => structured = (value.get() != "null").then_some(value),
+      "isError" => is_error = value.get() == "true",
+      "_meta" => {
+        meta = serde_json::from_str::<Entries<'a>>(value.get())
+          .map_err(|_| ())?
+          .0
+      }
+      _ => other_fields.push((key.into_owned(), value.get().to_string())),
+    }
+  }
+  let tool_is_ui = match tool_meta_json {
+    Some(text) => serde_json::from_str::<Entries>(text)
+      .map(|entries| entries.0.iter().any(|(key, _)| is_ui_key(key)))
+      .unwrap_or(false),
+    None => false,
+  };
+  let outer = if is_error {
+    Err(PassReason::IsError)
+  } else if meta
+    .iter()
+    .any(|(key, _)| key.as_ref() == RESULT_HANDLE_META_KEY)
+  {
+    Err(PassReason::AlreadyFolded)
+  } else if tool_is_ui || meta.iter().any(|(key, _)| is_ui_key(key)) {
+    Err(PassReason::UiAnswer)
+  } else {
+    Ok(Envelope {
+      other_fields,
+      meta: meta
+        .iter()
+        .map(|(key, value)| (key.to_string(), value.get().to_string()))
+        .collect(),
+    })
+  };
+  Ok((outer, structured))
+}
+
+/// An answer a host took out of its `CallToolResult` itself (the hosts' fast path: the answer crosses once, and
+/// the text that repeats structuredContent never crosses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeparateAnswer<'a> {
+  /// `JSON.stringify(structuredContent)`, with the only text block when the host did not find it identical
+  /// (`None`: no text, or a text the host found `===` to it).
+  Structured {
+    json: &'a str,
+    text: Option<&'a str>,
+  },
+  /// The only text block, with no structuredContent.
+  Text(&'a str),
+}
+
+/// [`inspect`] for a `CallToolResult` the host split: `envelope_json` is the result without `content` and
+/// `structuredContent` (the host checked that `content` holds nothing but the one text, if any, that `answer`
+/// names). The same rules, in the same order, decide.
+pub fn inspect_parts<'a>(
+  envelope_json: &str,
+  answer: SeparateAnswer<'a>,
+  tool_meta_json: Option<&str>,
+) -> Inspection<'a> {
+  let outer = serde_json::from_str::<Top>(envelope_json)
+    .map_err(drop)
+    .and_then(|top| match top.content {
+      None => read_outer(top.entries, tool_meta_json),
+      Some(_) => Err(()),
+    });
+  let envelope = match outer {
+    Ok((Ok(envelope), None)) => envelope,
+    Ok((Err(reason), None)) => return passing(reason),
+    Ok((_, Some(_))) | Err(()) => return passing(PassReason::NotACallToolResult),
+  };
+  let answer = match answer {
+    SeparateAnswer::Structured { json, text: None } => Answer::Structured(json),
+    SeparateAnswer::Structured {
+      json,
+      text: Some(text),
+    } => {
+      if !repeats(text, json) {
+        return passing(PassReason::TextDiffers);
+      }
+      Answer::Structured(json)
+    }
+    SeparateAnswer::Text(text) => Answer::Text(Cow::Borrowed(text)),
+  };
+  Inspection {
+    verdict: Verdict::Candidate(answer),
+    envelope,
+  }
 }
 
 /// Whether a folded answer nests deeper than `result_query` reads: it then passes whole
@@ -704,6 +770,66 @@ mod tests {
 
   fn passes(json: &str, reason: PassReason) {
     assert_eq!(verdict(json), Verdict::Pass(reason), "{json}");
+  }
+
+  /// The split form of `result_json` (as the hosts' fast path sends it): the result without `content` and
+  /// `structuredContent`, and its answer.
+  fn split_verdict(result_json: &str) -> Option<Verdict<'static>> {
+    let value: Value = serde_json::from_str(result_json).ok()?;
+    let mut envelope = value.as_object()?.clone();
+    let content = envelope.remove("content")?;
+    let structured = envelope
+      .remove("structuredContent")
+      .filter(|v| !v.is_null());
+    let blocks = content.as_array()?;
+    let text = match blocks.as_slice() {
+      [] => None,
+      [block] if block["type"] == "text" => Some(block["text"].as_str()?.to_string()),
+      _ => return None,
+    };
+    let envelope_json = Value::Object(envelope).to_string();
+    let structured_json = structured.map(|v| v.to_string());
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let answer = match (structured_json, text) {
+      (Some(json), text) => SeparateAnswer::Structured {
+        json: leak(json.clone()),
+        text: text.filter(|text| *text != json).map(leak),
+      },
+      (None, Some(text)) => SeparateAnswer::Text(leak(text)),
+      (None, None) => return None,
+    };
+    Some(inspect_parts(&envelope_json, answer, None).verdict)
+  }
+
+  #[test]
+  fn the_split_form_decides_as_the_whole_result_does() {
+    let cases = [
+      r#"{"content":[{"type":"text","text":"{\"a\":[1,2]}"}],"structuredContent":{"a":[1,2]}}"#,
+      r#"{"content":[{"type":"text","text":"{ \"a\": [1, 2.0] }"}],"structuredContent":{"a":[1,2]}}"#,
+      r#"{"content":[{"type":"text","text":"{\"b\":1,\"a\":[1,2]}"}],"structuredContent":{"a":[1,2],"b":1}}"#,
+      r#"{"content":[{"type":"text","text":"Found 2"}],"structuredContent":{"a":[1,2]}}"#,
+      r#"{"content":[],"structuredContent":{"a":1}}"#,
+      r#"{"content":[{"type":"text","text":"plain"}]}"#,
+      r#"{"content":[{"type":"text","text":"{\"a\":1}"}],"isError":true}"#,
+      r#"{"content":[{"type":"text","text":"x"}],"_meta":{"ui/html":"<p>"}}"#,
+      r#"{"content":[{"type":"text","text":"x"}],"_meta":{"frontmcp/result-handle":{}}}"#,
+    ];
+    for case in cases {
+      let whole = verdict(case);
+      let split = split_verdict(case).expect("splits");
+      let same = match (&whole, &split) {
+        (Verdict::Pass(a), Verdict::Pass(b)) => a == b,
+        (Verdict::Candidate(Answer::Structured(a)), Verdict::Candidate(Answer::Structured(b))) => {
+          a == b
+        }
+        (Verdict::Candidate(Answer::Text(a)), Verdict::Candidate(Answer::Text(b))) => a == b,
+        _ => false,
+      };
+      assert!(same, "{case}: {whole:?} vs {split:?}");
+    }
+    // An envelope that still holds content or structuredContent is not the split form.
+    let both = inspect_parts(r#"{"content":[]}"#, SeparateAnswer::Text("x"), None);
+    assert_eq!(both.verdict, Verdict::Pass(PassReason::NotACallToolResult));
   }
 
   #[test]

@@ -69,8 +69,9 @@ pub fn path_form(path: &str) -> CoreResult<PathForm> {
 /// Answers `args` from the answer's JSON text (UTF-8). Slices over `threshold_bytes` are refused.
 ///
 /// `JSON.stringify` writes a lone surrogate (half of a split emoji, say) as an escape such as `\ud83d`, which
-/// serde_json refuses; such an answer is read again with each lone surrogate as U+FFFD (one JS unit, like the
-/// original).
+/// serde_json refuses; such an answer is read again with each lone surrogate standing in as a private-use
+/// character (one JS unit, like the original), written back as the same escape in the answer. Only when the answer
+/// uses every stand-in block does a lone surrogate come back as U+FFFD.
 pub fn run_query(
   answer_json: &[u8],
   args: &QueryArgs,
@@ -88,6 +89,12 @@ pub fn run_query(
   })?;
   match query_text(text, parsed, args, threshold_bytes) {
     Err(error) if error.code == ErrorCode::InvalidInput => {
+      if let Some((stood_in, lone)) = json::LoneSurrogates::stand_in(text, &args.path) {
+        // Each surrogate is written back 3 bytes longer than its stand-in: keep that room under the threshold.
+        let room = threshold_bytes.saturating_sub(lone.count.saturating_mul(3));
+        return query_text(&stood_in, parse_path(&args.path)?.1, args, room)
+          .map(|answer| lone.restore(&answer));
+      }
       match json::replace_lone_surrogates(text) {
         Some(repaired) => query_text(&repaired, parse_path(&args.path)?.1, args, threshold_bytes),
         None => Err(error),

@@ -399,10 +399,45 @@ pub fn sealed_len(plaintext_len: u64) -> u64 {
 
 /// Seals `plaintext` into a new record under `keys`, with a fresh random nonce prefix from the OS CSPRNG.
 pub fn seal(keys: &RecordKeys, plaintext: &[u8]) -> CoreResult<Vec<u8>> {
+  seal_with_prefix(keys, plaintext, fresh_prefix()?)
+}
+
+/// [`seal`] written over the plaintext's own buffer: chunks move back to make room for the header and their tags
+/// and are encrypted where they land, so sealing a large answer needs no second buffer of its size.
+pub fn seal_in_place(keys: &RecordKeys, buffer: Vec<u8>) -> CoreResult<Vec<u8>> {
+  seal_in_place_with_prefix(keys, buffer, fresh_prefix()?)
+}
+
+fn fresh_prefix() -> CoreResult<[u8; NONCE_PREFIX_LEN]> {
   let mut prefix = [0u8; NONCE_PREFIX_LEN];
   getrandom::fill(&mut prefix)
     .map_err(|_| CoreError::internal("The operating system's random source failed."))?;
-  seal_with_prefix(keys, plaintext, prefix)
+  Ok(prefix)
+}
+
+fn too_large() -> CoreError {
+  CoreError::new(ErrorCode::InvalidInput, "The answer is too large to seal.")
+    .with_remedy("Return a smaller answer.")
+}
+
+/// The header of a record sealing `plaintext_len` bytes, and its chunk count.
+fn record_header(
+  plaintext_len: usize,
+  prefix: [u8; NONCE_PREFIX_LEN],
+) -> CoreResult<([u8; HEADER_LEN], usize, usize)> {
+  let plaintext_len = u64::try_from(plaintext_len).map_err(|_| too_large())?;
+  let chunks = chunk_count(plaintext_len);
+  if chunks > u64::from(u32::MAX) + 1 {
+    return Err(too_large());
+  }
+  let total = usize::try_from(sealed_len(plaintext_len)).map_err(|_| too_large())?;
+  let chunks = usize::try_from(chunks).map_err(|_| too_large())?;
+  let mut header = [0u8; HEADER_LEN];
+  header[..4].copy_from_slice(&MAGIC);
+  header[4] = VERSION_1;
+  header[5..5 + NONCE_PREFIX_LEN].copy_from_slice(&prefix);
+  header[5 + NONCE_PREFIX_LEN..].copy_from_slice(&plaintext_len.to_be_bytes());
+  Ok((header, chunks, total))
 }
 
 /// [`seal`] with a given nonce prefix: for known-answer tests only; a prefix must never repeat under one key.
@@ -411,22 +446,7 @@ pub fn seal_with_prefix(
   plaintext: &[u8],
   prefix: [u8; NONCE_PREFIX_LEN],
 ) -> CoreResult<Vec<u8>> {
-  let too_large = || {
-    CoreError::new(ErrorCode::InvalidInput, "The answer is too large to seal.")
-      .with_remedy("Return a smaller answer.")
-  };
-  let plaintext_len = u64::try_from(plaintext.len()).map_err(|_| too_large())?;
-  let chunks = chunk_count(plaintext_len);
-  if chunks > u64::from(u32::MAX) + 1 {
-    return Err(too_large());
-  }
-  let total = usize::try_from(sealed_len(plaintext_len)).map_err(|_| too_large())?;
-
-  let mut header = [0u8; HEADER_LEN];
-  header[..4].copy_from_slice(&MAGIC);
-  header[4] = VERSION_1;
-  header[5..5 + NONCE_PREFIX_LEN].copy_from_slice(&prefix);
-  header[5 + NONCE_PREFIX_LEN..].copy_from_slice(&plaintext_len.to_be_bytes());
+  let (header, _, total) = record_header(plaintext.len(), prefix)?;
   let aad = aad(&header, keys);
   let cipher = keys.cipher();
 
@@ -451,6 +471,39 @@ pub fn seal_with_prefix(
     out.extend_from_slice(&tag);
   }
   Ok(out)
+}
+
+/// [`seal_in_place`] with a given nonce prefix (known-answer tests only). Chunks are handled from the last: chunk
+/// `i` moves from `i * CHUNK_SIZE` to `HEADER_LEN + i * (CHUNK_SIZE + TAG_LEN)`, never below where it was, and its
+/// record ends where chunk `i + 1`'s begins, so nothing still to be read is overwritten.
+pub fn seal_in_place_with_prefix(
+  keys: &RecordKeys,
+  mut buffer: Vec<u8>,
+  prefix: [u8; NONCE_PREFIX_LEN],
+) -> CoreResult<Vec<u8>> {
+  let plaintext_len = buffer.len();
+  let (header, chunks, total) = record_header(plaintext_len, prefix)?;
+  let aad = aad(&header, keys);
+  let cipher = keys.cipher();
+  buffer.resize(total, 0);
+  for index in (0..chunks).rev() {
+    let counter = u32::try_from(index).map_err(|_| too_large())?;
+    let start = index * CHUNK_SIZE;
+    let end = (start + CHUNK_SIZE).min(plaintext_len);
+    let at = HEADER_LEN + index * (CHUNK_SIZE + TAG_LEN);
+    buffer.copy_within(start..end, at);
+    let piece_end = at + (end - start);
+    let tag = cipher
+      .encrypt_inout_detached(
+        &nonce(&prefix, counter, index + 1 == chunks),
+        &aad,
+        (&mut buffer[at..piece_end]).into(),
+      )
+      .map_err(|_| too_large())?;
+    buffer[piece_end..piece_end + TAG_LEN].copy_from_slice(&tag);
+  }
+  buffer[..HEADER_LEN].copy_from_slice(&header);
+  Ok(buffer)
 }
 
 /// Opens a whole record: every chunk authenticated, the length exact.

@@ -18,9 +18,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::options::MAX_TTL_SECONDS;
 pub use crate::core::seal::Owner;
 use crate::core::seal::{self, RecordHeader, RecordKeys, ServerSecret, HEADER_LEN};
-use config::{BackendConfig, MemoryConfig, StorageConfig, MAX_TTL_SECONDS};
+use config::{BackendConfig, MemoryConfig, StorageConfig};
 
 /// The longest any store call may take before it fails with `RESULT_STORE_UNAVAILABLE`.
 pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(10);
@@ -162,6 +163,24 @@ fn check_handle(handle: &str) -> CoreResult<()> {
   Ok(())
 }
 
+/// An answer sealed for one handle and owner, with the full key it is kept under.
+pub struct SealedAnswer {
+  key: String,
+  record: Vec<u8>,
+}
+
+impl SealedAnswer {
+  /// The record's length in bytes.
+  pub fn len(&self) -> usize {
+    self.record.len()
+  }
+
+  /// Whether the record is empty (never: a record has a header).
+  pub fn is_empty(&self) -> bool {
+    self.record.is_empty()
+  }
+}
+
 // ─── the store ──────────────────────────────────────────────────────────────
 
 /// Sealed answers in one backend, under one namespace and TTL.
@@ -279,8 +298,37 @@ impl HandleStore {
     check_handle(handle)?;
     let plaintext: Vec<u8> = plaintext.into();
     let (keys, key) = self.keys(handle, owner)?;
-    let record = crypto(plaintext.len(), move || seal::seal(&keys, &plaintext)).await??;
+    let record = crypto(plaintext.len(), move || {
+      seal::seal_in_place(&keys, plaintext)
+    })
+    .await??;
     bounded(self.backend.set(key, record, self.ttl_seconds)).await
+  }
+
+  /// Seals an answer for `owner` on the calling thread (CPU only), written over the answer's own buffer (see
+  /// [`seal::seal_in_place`]); keep it later with [`HandleStore::keep_sealed`].
+  pub fn seal_answer(
+    &self,
+    handle: &str,
+    plaintext: Vec<u8>,
+    owner: &Owner,
+  ) -> CoreResult<SealedAnswer> {
+    check_handle(handle)?;
+    let (keys, key) = self.keys(handle, owner)?;
+    Ok(SealedAnswer {
+      key,
+      record: seal::seal_in_place(&keys, plaintext)?,
+    })
+  }
+
+  /// Stores an answer [`HandleStore::seal_answer`] sealed, with the TTL.
+  pub async fn keep_sealed(&self, sealed: SealedAnswer) -> CoreResult<()> {
+    bounded(
+      self
+        .backend
+        .set(sealed.key, sealed.record, self.ttl_seconds),
+    )
+    .await
   }
 
   /// The answer, or `None` when missing, expired, another owner's or tampered with.
@@ -339,7 +387,8 @@ pub fn settings_problems(namespace: Option<&str>, ttl_seconds: Option<f64>) -> V
   problems
 }
 
-/// The problem with a store TTL, if any: it must be a whole number of seconds from 1 to `MAX_TTL_SECONDS`.
+/// The problem with a store TTL, if any: it must be a whole number of seconds from 1 to `MAX_TTL_SECONDS`, the
+/// same cap as the plugin's `ttlSeconds` option (one year), so a store accepts exactly what the options accept.
 pub fn ttl_problem(ttl_seconds: Option<f64>) -> Option<String> {
   let ttl_ok = ttl_seconds
     .is_some_and(|ttl| ttl.fract() == 0.0 && ttl >= 1.0 && ttl <= MAX_TTL_SECONDS as f64);

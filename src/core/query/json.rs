@@ -76,6 +76,100 @@ pub(crate) fn write_str(out: &mut String, text: &str) {
   push_quoted(text, out);
 }
 
+/// Private-use blocks a lone surrogate can stand in for while an answer is read (one UTF-16 unit each, like the
+/// surrogate; each block as wide as the surrogate range).
+const STAND_IN_BASES: [u32; 3] = [0xE000, 0xE800, 0xF000];
+const SURROGATES: std::ops::RangeInclusive<u32> = 0xD800..=0xDFFF;
+
+/// Lone surrogates of an answer, each standing in as one private-use character while serde_json (which refuses
+/// them) reads it; [`LoneSurrogates::restore`] puts them back in an answer's JSON.
+pub(crate) struct LoneSurrogates {
+  base: u32,
+  /// How many were replaced: each is written back as 6 bytes where its stand-in took 3.
+  pub(crate) count: usize,
+}
+
+impl LoneSurrogates {
+  /// `text` with each lone surrogate escape rewritten as the escape of its stand-in (same length, so byte offsets
+  /// hold); `None` when there is none, or when no stand-in block is free of characters in `text` and `also`.
+  pub(crate) fn stand_in(text: &str, also: &str) -> Option<(String, LoneSurrogates)> {
+    let used = |base: u32| {
+      let block = base..base + 0x800;
+      let escaped = escapes(text).any(|(_, unit, _)| block.contains(&unit));
+      escaped
+        || text
+          .chars()
+          .chain(also.chars())
+          .any(|c| block.contains(&u32::from(c)))
+    };
+    let base = STAND_IN_BASES.into_iter().find(|&base| !used(base))?;
+    let mut bytes = text.as_bytes().to_vec();
+    let mut count = 0;
+    for (at, unit, lone) in escapes(text) {
+      if lone {
+        let stand_in = base + (unit - SURROGATES.start());
+        let hex = format!("{stand_in:04x}");
+        bytes[at + 2..at + 6].copy_from_slice(hex.as_bytes());
+        count += 1;
+      }
+    }
+    // Only ASCII hex digits were overwritten with ASCII, so the text is still UTF-8.
+    let text = String::from_utf8(bytes).ok()?;
+    (count > 0).then_some((text, LoneSurrogates { base, count }))
+  }
+
+  /// `json` (an answer written while the stand-ins were in place) with each stand-in written back as the escape
+  /// `JSON.stringify` prints for a lone surrogate. Stand-ins occur only inside strings.
+  pub(crate) fn restore(&self, json: &str) -> String {
+    let block = self.base..self.base + 0x800;
+    let mut out = String::with_capacity(json.len() + self.count * 3);
+    for c in json.chars() {
+      let code = u32::from(c);
+      if block.contains(&code) {
+        let unit = SURROGATES.start() + (code - self.base);
+        crate::core::jsjson::push_unicode_escape(unit as u16, &mut out);
+      } else {
+        out.push(c);
+      }
+    }
+    out
+  }
+}
+
+/// Every `\uXXXX` escape of a JSON text: its byte offset, its unit, and whether it is a lone surrogate (a
+/// surrogate not part of a pair). `\\` is skipped whole, so no string state is needed.
+fn escapes(text: &str) -> impl Iterator<Item = (usize, u32, bool)> + '_ {
+  fn hex4(bytes: &[u8]) -> Option<u32> {
+    let digits = bytes.get(..4)?;
+    if !digits.iter().all(u8::is_ascii_hexdigit) {
+      return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+  }
+  let bytes = text.as_bytes();
+  let mut i = 0;
+  std::iter::from_fn(move || loop {
+    let at = i + memchr_backslash(&bytes[i.min(bytes.len())..])?;
+    if bytes.get(at + 1) != Some(&b'u') {
+      i = at + 2;
+      continue;
+    }
+    let Some(unit) = hex4(&bytes[at + 2..]) else {
+      i = at + 2;
+      continue;
+    };
+    let paired = (0xD800..=0xDBFF).contains(&unit)
+      && bytes.get(at + 6..at + 8) == Some(b"\\u")
+      && matches!(bytes.get(at + 8..).and_then(hex4), Some(0xDC00..=0xDFFF));
+    i = if paired { at + 12 } else { at + 6 };
+    return Some((at, unit, !paired && SURROGATES.contains(&unit)));
+  })
+}
+
+fn memchr_backslash(bytes: &[u8]) -> Option<usize> {
+  bytes.iter().position(|&b| b == b'\\')
+}
+
 /// Rewrites each lone surrogate escape (`\uD800`..`\uDFFF` not part of a pair) as `\ufffd`; `None` when there
 /// is none. Escapes appear only inside strings, and `\\` is skipped whole, so no string state is needed.
 pub(crate) fn replace_lone_surrogates(text: &str) -> Option<String> {

@@ -440,16 +440,35 @@ fn numbers_come_back_as_js_prints_them() {
 }
 
 #[test]
-fn answers_with_lone_surrogates_are_read_with_replacement_characters() {
-  // What JSON.stringify prints for a string holding half an emoji.
-  let text = br#"{"items":["ok","cut \ud83d","\ude00 tail"],"n":1}"#;
+fn lone_surrogates_come_back_as_json_stringify_writes_them() {
+  // What JSON.stringify prints for strings holding half an emoji, and a key holding one.
+  let text = br#"{"items":["ok","cut \ud83d","\ude00 tail","\ud83d\ude00"],"k\udc00":1}"#;
   let answer = run_query(text, &QueryArgs::new("h", "items"), BIG).expect("readable");
   assert_eq!(
     answer,
-    "{\"path\":\"$['items']\",\"value\":[\"ok\",\"cut \u{fffd}\",\"\u{fffd} tail\"],\"total\":3,\"offset\":0}"
+    r#"{"path":"$['items']","value":["ok","cut \ud83d","\ude00 tail","😀"],"total":4,"offset":0}"#
   );
+  let whole = run_query(text, &QueryArgs::new("h", "$"), BIG).expect("readable");
+  assert!(whole.contains(r#""k\udc00":1"#), "{whole}");
+  // A string window counts the surrogate as the one UTF-16 unit it is.
+  let mut window = QueryArgs::new("h", "items[1]");
+  window.offset = Some(3);
+  window.limit = Some(2);
+  let answer = run_query(text, &window, BIG).expect("window");
+  assert!(answer.contains(r#""value":" \ud83d""#), "{answer}");
   let e = run_query(br#"{"a":"\ud83d""#, &QueryArgs::new("h", "a"), BIG).expect_err("still broken");
   assert_eq!(e.code, ErrorCode::InvalidInput);
+}
+
+#[test]
+fn lone_surrogates_fall_back_to_replacement_characters_only_when_every_stand_in_is_taken() {
+  let text = "{\"a\":\"\\ud800 \u{e000}\u{e800}\u{f000}\"}";
+  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a"), BIG).expect("readable");
+  assert!(answer.contains('\u{fffd}'), "{answer}");
+  // One block free is enough.
+  let text = "{\"a\":\"\\ud800 \u{e000}\u{e800}\"}";
+  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a"), BIG).expect("readable");
+  assert!(answer.contains("\\ud800 \u{e000}\u{e800}"), "{answer}");
 }
 
 /// `[{"a":{"a":…{"c":1}}}, …]`: `count` chains of `levels` nested objects.

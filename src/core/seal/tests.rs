@@ -11,11 +11,9 @@ use super::*;
 
 // ─── public vectors ─────────────────────────────────────────────────────────
 
+/// The vendored suites (tests/vectors/, with their licenses): a clone carries every file its tests read.
 fn vectors_dir() -> PathBuf {
-  match std::env::var_os("RESULT_HANDLES_VECTORS") {
-    Some(dir) => PathBuf::from(dir),
-    None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/vectors"),
-  }
+  PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
 }
 
 fn load_suite(name: &str) -> Value {
@@ -509,5 +507,26 @@ proptest! {
     let s = start.min(len as u64) as usize;
     let e = end.min(len as u64) as usize;
     prop_assert_eq!(open_range(&k, &record, start, end).unwrap(), plain[s..e].to_vec());
+  }
+}
+
+#[test]
+fn sealing_in_place_writes_the_same_record() {
+  let owner = Owner::new(Some("session".into()), Some("user".into()));
+  let keys = RecordKeys::derive("00000000-0000-4000-8000-000000000000", &owner, None).unwrap();
+  let prefix = [7u8; NONCE_PREFIX_LEN];
+  for len in [
+    0,
+    1,
+    CHUNK_SIZE - 1,
+    CHUNK_SIZE,
+    CHUNK_SIZE + 1,
+    3 * CHUNK_SIZE + 5,
+  ] {
+    let plaintext: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+    let copied = seal_with_prefix(&keys, &plaintext, prefix).unwrap();
+    let in_place = seal_in_place_with_prefix(&keys, plaintext.clone(), prefix).unwrap();
+    assert_eq!(in_place, copied, "{len} bytes");
+    assert_eq!(open(&keys, &in_place).unwrap(), plaintext, "{len} bytes");
   }
 }

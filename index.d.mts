@@ -1,0 +1,2 @@
+export * from './dist/index.mjs';
+export { default } from './dist/index.mjs';

@@ -1,2 +1,0 @@
-export * from './dist/index';
-export { default } from './dist/index';
