@@ -852,12 +852,13 @@ pub async fn query_stored(
   if let Some(outcome) = answer_kept_page(store, &args, owner, threshold_bytes).await? {
     return outcome;
   }
-  // Reading and querying the whole answer is the costly route: one at a time per owner.
-  let _turn = store.query_turns().take(owner).await?;
   let answer = store
     .read(&args.handle, owner)
     .await?
     .ok_or_else(handle_not_found)?;
+  // Querying the whole answer is the costly part: one at a time per owner (taken after the read, so a slow store
+  // does not make an owner's queries wait on each other's I/O).
+  let _turn = store.query_turns().take(owner).await?;
   let (handle, owner, limit) = (
     args.handle.clone(),
     owner.clone(),
