@@ -1,5 +1,6 @@
 // `npm run bench`: issue 8's table (benchmark/fold-path.bench.mjs: the fold path through McpServer + Client beside
-// no plugin and a lean plain-JS fold), then the result_query benchmarks (query, slice), each in its own Node process.
+// no plugin and a lean plain-JS fold), then the result_query benchmarks (query, slice, jsonpath, hostile), each in its
+// own Node process.
 // The others (fold, seal, references, storage) run on their own: `node benchmark/<name>.bench.mjs`.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -10,6 +11,8 @@ const benches = [
   ['fold-path.bench.mjs', ['--expose-gc']],
   ['query.bench.mjs', []],
   ['slice.bench.mjs', []],
+  ['jsonpath.bench.mjs', []],
+  ['hostile.bench.mjs', []],
 ];
 let failed = 0;
 for (const [name, flags] of benches) {

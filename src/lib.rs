@@ -7,3 +7,4 @@
 #[cfg(not(test))]
 mod binding;
 pub mod core;
+mod jsonpath_spec;

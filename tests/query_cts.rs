@@ -12,23 +12,12 @@ use result_handles_native::core::query::{
 use serde_json::Value;
 use serde_json_path::JsonPath;
 
+mod support;
+use support::same;
+
 /// The vendored suite (tests/vectors/jsonpath-cts, with its license and notice).
 fn vectors() -> PathBuf {
   PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
-}
-
-/// JSON equality where `1` and `1.0` are the same number (answers print numbers as JS does).
-fn same(a: &Value, b: &Value) -> bool {
-  match (a, b) {
-    (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-    (Value::Array(x), Value::Array(y)) => {
-      x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
-    }
-    (Value::Object(x), Value::Object(y)) => {
-      x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
-    }
-    _ => a == b,
-  }
 }
 
 /// RFC 9535 allows only singular queries as comparables, so the crate's own parser tells whether a query is one.

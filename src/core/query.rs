@@ -6,32 +6,43 @@
 //!
 //! Cost: a path naming one node (root, dot path, bracket path, JSON pointer, singular JSONPath) is followed in one
 //! pass over the text: nothing the path passes by is built, a named array is kept as item slices (`RawValue`), and
-//! only the items in the window are parsed. A JSONPath query that
-//! can select several nodes parses the whole answer into a `Value` and runs `serde_json_path` on it; one whose
-//! estimated cost N × D^k (N nodes, depth D, k multiplying descendant segments: see `path::nesting_depth`) is over
-//! a budget is refused first, since `serde_json_path` offers no way to stop a running query.
+//! only the items in the window are parsed. A JSONPath query that can select several nodes is evaluated by
+//! [`eval`] over the [`tape`] of the text (one pass writing where each value starts and ends; no tree): `total`
+//! counts the matches, and only those in the window are parsed. Its work is bounded by a budget that stops it
+//! part way (see `eval`). Text the tape does not read as serde_json does (see `tape`) is parsed whole and
+//! evaluated the same way. Through a store, the match spans of recent queries are kept ([`pages`]) so that the
+//! next pages read one byte range each.
 
 mod answer;
 mod args;
+mod eval;
 pub mod index;
 mod json;
 mod node;
+mod pages;
 mod path;
 mod seek;
+mod tape;
+mod turns;
 mod walk;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::jsonpath_spec::spec_query;
 use answer::{answer, Items, Target};
-use path::{check_query_cost, normalized_path, parse_path, ParsedPath, Step};
+use eval::{Budget, Evaluation};
+use path::{normalized_path, parse_path, ParsedPath, Step};
 use seek::{seek, Terminal};
+use tape::{Tape, TapeNode};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
 pub use node::node_json;
+pub use pages::MatchPages;
 pub use path::PathForm;
+pub use turns::OwnerTurns;
 
 /// The deepest container nesting `result_query` reads (serde_json's recursion limit: `[[…]]` 127 deep reads, 128
 /// does not). Deeper answers are refused as unreadable; the hosts send them whole instead of folding them.
@@ -132,11 +143,13 @@ fn query_text(
     ParsedPath::Query {
       query,
       text: query_text,
-      descents,
     } => {
+      if let Some(tape) = Tape::build(text) {
+        let texts = select_on_tape(&tape, &query)?;
+        return answer_matches(&query_text, texts, args, threshold_bytes);
+      }
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
-      check_query_cost(&value, descents)?;
-      let matches = query.query(&value).all();
+      let matches = select_in_value(&query, &value)?;
       answer(
         &query_text,
         Target::List(Items::Refs(&matches)),
@@ -180,13 +193,8 @@ pub fn run_query_value(
       }
       Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
     },
-    ParsedPath::Query {
-      query,
-      text,
-      descents,
-    } => {
-      check_query_cost(answer_value, descents)?;
-      let matches = query.query(answer_value).all();
+    ParsedPath::Query { query, text } => {
+      let matches = select_in_value(&query, answer_value)?;
       answer(
         &text,
         Target::List(Items::Refs(&matches)),
@@ -196,6 +204,107 @@ pub fn run_query_value(
       )
     }
   }
+}
+
+/// The answer for every match of a JSONPath query (`query_text`, as run), given as their JSON text.
+fn answer_matches(
+  query_text: &str,
+  texts: Vec<&str>,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> CoreResult<String> {
+  let total = texts.len();
+  let items = Items::Texts {
+    items: texts,
+    base: 0,
+    total,
+  };
+  answer(
+    query_text,
+    Target::List(items),
+    Kind::Array,
+    args,
+    threshold_bytes,
+  )
+}
+
+/// A JSONPath query as run, and the byte spans of its matches in the answer's text, in order.
+pub(crate) type QuerySpans = (String, Vec<(u32, u32)>);
+
+/// [`run_query`], and, for a JSONPath query that can select several nodes and was read through the tape, where
+/// its matches are in the answer's text (byte spans, in order), so later pages can read just their own range.
+pub(crate) fn run_query_keeping_spans(
+  answer_json: &[u8],
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> (CoreResult<String>, Option<QuerySpans>) {
+  let through_tape = || {
+    let (
+      _,
+      ParsedPath::Query {
+        query,
+        text: query_text,
+      },
+    ) = parse_path(&args.path).ok()?
+    else {
+      return None;
+    };
+    let text = std::str::from_utf8(answer_json).ok()?;
+    let tape = Tape::build(text)?;
+    let texts = match select_on_tape(&tape, &query) {
+      Ok(texts) => texts,
+      Err(error) => return Some((Err(error), None)),
+    };
+    let spans = texts
+      .iter()
+      .map(|node| {
+        let start = (node.as_ptr() as usize - text.as_ptr() as usize) as u32;
+        (start, start + node.len() as u32)
+      })
+      .collect();
+    let outcome = answer_matches(&query_text, texts, args, threshold_bytes);
+    Some((outcome, Some((query_text, spans))))
+  };
+  through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
+}
+
+/// The nodes `query` selects on the tape of an answer's text, as their JSON text.
+fn select_on_tape<'t>(
+  tape: &'t Tape<'t>,
+  query: &serde_json_path::JsonPath,
+) -> CoreResult<Vec<&'t str>> {
+  let budget = Budget::for_nodes(tape.nodes());
+  let matches = Evaluation::new(tape.root(), budget).select(spec_query(query))?;
+  Ok(matches.into_iter().map(TapeNode::text).collect())
+}
+
+/// The nodes `query` selects in an answer's text, parsed: through the tape when it reads the text, else from the
+/// whole answer parsed.
+fn select_values(text: &str, query: &serde_json_path::JsonPath) -> CoreResult<Vec<Value>> {
+  match Tape::build(text) {
+    Some(tape) => select_on_tape(&tape, query)?
+      .into_iter()
+      .map(|node| serde_json::from_str(node).map_err(unreadable))
+      .collect(),
+    None => {
+      let value: Value = serde_json::from_str(text).map_err(unreadable)?;
+      Ok(
+        select_in_value(query, &value)?
+          .into_iter()
+          .cloned()
+          .collect(),
+      )
+    }
+  }
+}
+
+/// The nodes `query` selects in a parsed answer.
+fn select_in_value<'v>(
+  query: &serde_json_path::JsonPath,
+  answer_value: &'v Value,
+) -> CoreResult<Vec<&'v Value>> {
+  let budget = Budget::for_nodes(eval::count_nodes(answer_value));
+  Evaluation::new(answer_value, budget).select(spec_query(query))
 }
 
 /// RESULT_PATH_NOT_FOUND for a path that names nothing, pointing at the deepest node that exists.

@@ -189,6 +189,10 @@ pub struct HandleStore {
   key_prefix: String,
   ttl_seconds: u64,
   secret: Option<ServerSecret>,
+  /// Where the matches of recent JSONPath queries are, for their next pages (offsets only, bounded).
+  match_pages: crate::core::query::MatchPages,
+  /// One full-read query at a time per owner.
+  query_turns: crate::core::query::OwnerTurns,
 }
 
 impl HandleStore {
@@ -218,7 +222,19 @@ impl HandleStore {
       key_prefix: format!("{key_prefix}{namespace}:"),
       ttl_seconds,
       secret,
+      match_pages: Default::default(),
+      query_turns: Default::default(),
     })
+  }
+
+  /// Whose turn it is to read a whole answer for a query (see `query::turns`).
+  pub fn query_turns(&self) -> &crate::core::query::OwnerTurns {
+    &self.query_turns
+  }
+
+  /// Where the matches of recent JSONPath queries on this store are (see `query::pages`).
+  pub fn match_pages(&self) -> &crate::core::query::MatchPages {
+    &self.match_pages
   }
 
   /// The backend's `type` (after `auto` and any fallback).

@@ -16,6 +16,13 @@ pub(crate) enum Items<'a> {
   Refs(&'a [&'a Value]),
   /// An array read lazily from the answer's text: only the items in the window are parsed.
   Raws(Vec<&'a RawValue>),
+  /// Matches `base ..` of the `total` nodes a JSONPath query matched, as their JSON text: only those in the
+  /// window are parsed.
+  Texts {
+    items: Vec<&'a str>,
+    base: usize,
+    total: usize,
+  },
   /// Items `base ..` of a list of `total` items, read from a byte range of the answer (the path index route).
   Window {
     items: Vec<&'a RawValue>,
@@ -30,6 +37,7 @@ impl Items<'_> {
       Items::Values(items) => items.len(),
       Items::Refs(items) => items.len(),
       Items::Raws(items) => items.len(),
+      Items::Texts { total, .. } => *total,
       Items::Window { total, .. } => *total,
     }
   }
@@ -40,6 +48,14 @@ impl Items<'_> {
       Items::Refs(items) => write_value(out, items[at], fields),
       Items::Raws(items) => {
         let item: Value = serde_json::from_str(items[at].get()).map_err(unreadable)?;
+        write_value(out, &item, fields);
+      }
+      Items::Texts { items, base, .. } => {
+        let text = at
+          .checked_sub(*base)
+          .and_then(|i| items.get(i))
+          .ok_or_else(|| CoreError::internal("A kept page of matches missed one of its window."))?;
+        let item: Value = serde_json::from_str(text).map_err(unreadable)?;
         write_value(out, &item, fields);
       }
       Items::Window { items, base, .. } => {

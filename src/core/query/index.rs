@@ -20,6 +20,8 @@
 //! `0x02 ‖ start ‖ end ‖ m ‖ m × (key length, key UTF-8, node)` for an object and
 //! `0x03 ‖ start ‖ end ‖ units ‖ n ‖ n × (unit delta, byte delta)` for a string.
 
+use std::sync::Arc;
+
 use memchr::memchr2;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
@@ -28,7 +30,7 @@ use super::answer::{answer, string_window_within, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
 use super::path::{normalized_path, parse_path, ParsedPath, PathElement, Step};
 use super::walk::Kind;
-use super::{handle_not_found, run_query};
+use super::{handle_not_found, run_query_keeping_spans};
 use crate::core::error::{CoreError, CoreResult};
 use crate::core::seal::CHUNK_SIZE;
 use crate::core::store::{HandleStore, Owner};
@@ -847,13 +849,91 @@ pub async fn query_stored(
       }
     }
   }
+  if let Some(outcome) = answer_kept_page(store, &args, owner, threshold_bytes).await? {
+    return outcome;
+  }
   let answer = store
     .read(&args.handle, owner)
     .await?
     .ok_or_else(handle_not_found)?;
-  tokio::task::spawn_blocking(move || run_query(&answer, &args, threshold_bytes))
+  // Querying the whole answer is the costly part: one at a time per owner (taken after the read, so a slow store
+  // does not make an owner's queries wait on each other's I/O).
+  let _turn = store.query_turns().take(owner).await?;
+  let (handle, owner, limit) = (
+    args.handle.clone(),
+    owner.clone(),
+    window(&args, DEFAULT_LIST_LIMIT).1,
+  );
+  let (outcome, spans) =
+    tokio::task::spawn_blocking(move || run_query_keeping_spans(&answer, &args, threshold_bytes))
+      .await
+      .map_err(|_| CoreError::internal("The query failed inside the engine."))?;
+  // Worth keeping when there is a next page to read.
+  if let (Ok(_), Some((query, spans))) = (&outcome, spans) {
+    if spans.len() > limit {
+      store
+        .match_pages()
+        .put(&handle, &owner, &query, Arc::new(spans));
+    }
+  }
+  outcome
+}
+
+/// Answers a page of a JSONPath query whose match spans this store kept: reads only the byte range that holds the
+/// window's matches. `None` when nothing is kept for the query (or the range is not what was kept).
+async fn answer_kept_page(
+  store: &HandleStore,
+  args: &QueryArgs,
+  owner: &Owner,
+  threshold_bytes: usize,
+) -> CoreResult<Option<CoreResult<String>>> {
+  let Ok((_, ParsedPath::Query { text: query, .. })) = parse_path(&args.path) else {
+    return Ok(None);
+  };
+  let Some(spans) = store.match_pages().get(&args.handle, owner, &query) else {
+    return Ok(None);
+  };
+  let total = spans.len();
+  let (start, limit) = window(args, DEFAULT_LIST_LIMIT);
+  let first = usize::try_from(start).unwrap_or(usize::MAX).min(total);
+  let last = first.saturating_add(limit).min(total);
+  let page = &spans[first..last];
+  // Matches need not be in document order (`$[2,0]`): the range runs from the lowest start to the highest end.
+  let from = page.iter().map(|&(s, _)| s).min().unwrap_or(0);
+  let to = page.iter().map(|&(_, e)| e).max().unwrap_or(0);
+  // Every page reads the store, so a handle that expired or was removed reads as missing.
+  let fragment = store
+    .read_range(&args.handle, owner, u64::from(from), u64::from(to))
+    .await?
+    .ok_or_else(handle_not_found)?;
+  let page = page.to_vec();
+  let args = args.clone();
+  let read = move || {
+    let text = std::str::from_utf8(&fragment).ok()?;
+    let items: Vec<&str> = page
+      .iter()
+      .map(|&(s, e)| text.get((s - from) as usize..(e - from) as usize))
+      .collect::<Option<_>>()
+      .filter(|_| text.len() == (to - from) as usize)?;
+    let matches = Items::Texts {
+      items,
+      base: first,
+      total,
+    };
+    Some(answer(
+      &query,
+      Target::List(matches),
+      Kind::Array,
+      &args,
+      threshold_bytes,
+    ))
+  };
+  if (to - from) as usize <= INLINE_FRAGMENT_BYTES {
+    return Ok(read());
+  }
+  tokio::task::spawn_blocking(read)
     .await
-    .map_err(|_| CoreError::internal("The query failed inside the engine."))?
+    .map_err(|_| CoreError::internal("The query failed inside the engine."))
 }
 
 #[cfg(test)]

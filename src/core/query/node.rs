@@ -4,13 +4,12 @@
 //! `JSON.stringify` prints it (a list's items are copied from the answer's text as they are).
 
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use super::json::{replace_lone_surrogates, write_str, write_value};
-use super::nothing_at;
-use super::path::{check_query_cost, parse_path, ParsedPath};
+use super::path::{parse_path, ParsedPath};
 use super::seek::{seek, Terminal};
 use super::walk::unreadable;
+use super::{nothing_at, select_values};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
 /// The node `path` names in the answer's JSON text (UTF-8), as JSON text. A JSONPath query that can select several
@@ -66,13 +65,9 @@ fn node_in(text: &str, parsed: ParsedPath) -> CoreResult<String> {
       }
       None => nothing_at(text, &steps),
     },
-    ParsedPath::Query {
-      query, descents, ..
-    } => {
-      let value: Value = serde_json::from_str(text).map_err(unreadable)?;
-      check_query_cost(&value, descents)?;
+    ParsedPath::Query { query, .. } => {
       let mut out = String::from("[");
-      for (i, node) in query.query(&value).all().into_iter().enumerate() {
+      for (i, node) in select_values(text, &query)?.iter().enumerate() {
         if i > 0 {
           out.push(',');
         }

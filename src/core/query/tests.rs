@@ -619,3 +619,116 @@ fn an_unfinished_unicode_escape_is_not_a_path_and_no_panic() {
   );
   assert_eq!(answer["value"], json!(1));
 }
+
+/// About 1 MB: `{"items": [{"id": i, "note": "…"}, …]}`.
+fn megabyte_of_items() -> Value {
+  let items: Vec<Value> = (0..10_000)
+    .map(|i| json!({"id": i, "note": format!("note {i} {}", "a".repeat(80))}))
+    .collect();
+  json!({ "items": items })
+}
+
+/// Runs `path` over `doc` through the evaluator alone: the outcome and the work it spent.
+fn evaluate(doc: &Value, path: &str) -> (CoreResult<usize>, eval::Budget) {
+  let Ok((_, ParsedPath::Query { query, .. })) = parse_path(path) else {
+    panic!("{path} is a query");
+  };
+  let mut evaluation = Evaluation::new(doc, Budget::for_nodes(eval::count_nodes(doc)));
+  let outcome = evaluation
+    .select(spec_query(&query))
+    .map(|nodes| nodes.len());
+  (outcome, evaluation.budget)
+}
+
+#[test]
+fn hostile_queries_are_refused_or_bounded() {
+  // Issue 11, item 2: each of these held a CPU for 8–28 s on a 1 MB answer.
+  let doc = megabyte_of_items();
+  let text = serde_json::to_string(&doc).expect("serializable");
+  assert!(text.len() > 1_000_000);
+  let alternation = (0..10_000)
+    .map(|i| format!("w{i}"))
+    .collect::<Vec<_>>()
+    .join("|");
+  let side_by_side = |n: usize| format!("$..[{}]", vec!["?count(@..*)>0"; n].join(","));
+  let cases = [
+    "$.items[?match(@.note, 'a{1000}{1000}')]".to_string(),
+    format!("$.items[?search(@.note, '{alternation}')]"),
+    side_by_side(20),
+    side_by_side(40),
+  ];
+  for path in &cases {
+    let started = std::time::Instant::now();
+    let (outcome, budget) = evaluate(&doc, path);
+    let args = QueryArgs::new("h", path);
+    let by_text = run_query(text.as_bytes(), &args, BIG);
+    eprintln!(
+      "{}…: {:?} after {} of {} units in {:?}",
+      &path[..path.len().min(40)],
+      outcome.as_ref().map_err(|e| &e.message),
+      budget.spent,
+      budget.limit,
+      started.elapsed()
+    );
+    // Whatever happened, no more than the budget was spent, and both routes say the same.
+    assert!(budget.spent <= budget.limit + 1_000_000, "{path}");
+    match outcome {
+      Ok(total) => {
+        let answer: Value = serde_json::from_str(&by_text.expect("runs")).expect("JSON");
+        assert_eq!(answer["total"], json!(total));
+      }
+      Err(error) => {
+        assert_eq!(error.code, ErrorCode::InvalidInput);
+        assert_eq!(by_text.expect_err("refused"), error);
+      }
+    }
+  }
+  // The repeated counted repetition compiles past the regex size limit: refused, naming the limit, before any
+  // item is tested.
+  let (outcome, budget) = evaluate(&doc, &cases[0]);
+  let error = outcome.expect_err("too large a regex");
+  assert!(
+    error.message.contains("1048576-byte limit"),
+    "{}",
+    error.message
+  );
+  assert!(
+    budget.spent <= 10_000 + 100,
+    "refused at the first item tested: {budget:?}"
+  );
+  // The alternation compiles, but testing it on every item costs more than the budget.
+  let (outcome, budget) = evaluate(&doc, &cases[1]);
+  let error = outcome.expect_err("over budget");
+  assert!(
+    error.message.starts_with("path is too costly"),
+    "{}",
+    error.message
+  );
+  assert!(error.message.contains(&budget.limit.to_string()));
+  // Filters side by side add up: forty cost about twice what twenty do (this answer is shallow, so both fit).
+  let (twenty, forty) = (evaluate(&doc, &cases[2]).1, evaluate(&doc, &cases[3]).1);
+  assert!(forty.spent > twenty.spent * 19 / 10, "{twenty:?} {forty:?}");
+  // On a deep answer, the same forty run out of budget.
+  let deep: Value = serde_json::from_str(&chains(100, 100)).expect("valid");
+  let (outcome, budget) = evaluate(&deep, &cases[3]);
+  assert!(
+    outcome.is_err() && budget.spent > budget.limit,
+    "{budget:?}"
+  );
+}
+
+#[test]
+fn a_regex_is_compiled_once_per_query() {
+  // 10 000 items, one pattern: one entry in the cache, and the answer of serde_json_path.
+  let doc = megabyte_of_items();
+  let path = "$.items[?search(@.note, 'note 9+ ')]";
+  let Ok((_, ParsedPath::Query { query, .. })) = parse_path(path) else {
+    panic!("a query");
+  };
+  let mut evaluation = Evaluation::new(&doc, Budget::for_nodes(eval::count_nodes(&doc)));
+  let selected = evaluation.select(spec_query(&query)).expect("runs");
+  assert_eq!(evaluation.compiled_regexes(), 1);
+  let expected = query.query(&doc).all();
+  assert_eq!(selected, expected);
+  assert_eq!(selected.len(), 1 + 1 + 1 + 1); // 9, 99, 999, 9999
+}

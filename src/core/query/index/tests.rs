@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::core::error::ErrorCode;
-use crate::core::query::parse_query_args;
+use crate::core::query::{parse_query_args, run_query};
 use crate::core::seal::CHUNK_SIZE;
 use crate::core::store::config::MemoryConfig;
 use crate::core::store::memory::MemoryBackend;
@@ -523,5 +523,59 @@ async fn owners_stay_apart_and_damage_falls_back_or_hides() {
     100_000,
   )
   .await;
+  assert_eq!(gone.unwrap_err().code, ErrorCode::HandleNotFound);
+}
+
+#[tokio::test]
+async fn pages_of_a_filter_read_only_their_range_after_the_first() {
+  let me = Owner::new(Some("s".into()), Some("u".into()));
+  let other = Owner::new(Some("s".into()), Some("v".into()));
+  let text = big_answer(3000, 60);
+  let (backend, store) = counting_store();
+  let handle = save(&store, &text, &me).await;
+  // `$.data.items[?@.id >= 7]`: 2993 matches, 150 pages of 20.
+  let page_at = |offset: u64, fields: Option<Vec<String>>| QueryArgs {
+    offset: Some(offset),
+    limit: Some(20),
+    fields,
+    ..args(json!({"handle": handle, "path": "$.data.items[?@.id >= 7]"}))
+  };
+  let mut offset = 0;
+  let mut pages = 0;
+  loop {
+    let fields = (pages % 2 == 1).then(|| vec!["id".to_string()]);
+    let query = page_at(offset, fields);
+    backend.fetched.store(0, Ordering::Relaxed);
+    let page = query_stored(&store, query.clone(), &me, 100_000)
+      .await
+      .unwrap();
+    let fetched = backend.fetched.load(Ordering::Relaxed) as usize;
+    assert_eq!(
+      page,
+      run_query(text.as_bytes(), &query, 100_000).unwrap(),
+      "page at {offset}"
+    );
+    if pages > 0 {
+      // Twenty items of about 100 bytes, within one or two 64 KiB chunks.
+      assert!(
+        fetched < 3 * CHUNK_SIZE,
+        "page {pages} fetched {fetched} bytes"
+      );
+    }
+    pages += 1;
+    let answer: Value = serde_json::from_str(&page).unwrap();
+    match answer["nextOffset"].as_u64() {
+      Some(next) => offset = next,
+      None => break,
+    }
+  }
+  assert_eq!(pages, 150);
+  assert_eq!(store.match_pages().len(), 1);
+  // Another owner gets nothing from what was kept; a removed answer reads as missing on the next page.
+  let foreign = query_stored(&store, page_at(20, None), &other, 100_000).await;
+  assert_eq!(foreign.unwrap_err().code, ErrorCode::HandleNotFound);
+  let record_key = store.storage_key(&handle, &me).unwrap();
+  backend.inner.delete(record_key).await.unwrap();
+  let gone = query_stored(&store, page_at(40, None), &me, 100_000).await;
   assert_eq!(gone.unwrap_err().code, ErrorCode::HandleNotFound);
 }

@@ -1,0 +1,193 @@
+// ─── JSONPath benchmark: result_query with filters, wildcards and descendants, native vs plain JS ───────────
+// Run with a release build: `npm run bench` (or `node benchmark/jsonpath.bench.mjs` after `npm run build`).
+// Native: an McpServer with result handles (memory store); the tool's answer is kept, then `result_query` is
+// called through an MCP Client (in-memory transport) with a JSONPath query and limit 20.
+// Plain JS: another McpServer whose `js_query` tool does the whole job on the JS thread: AES-256-GCM decrypt with
+// node:crypto, JSON.parse, the same selection with array methods, JSON.stringify of the first 20 and the total.
+// Interleaved runs, medians; ratio = native / plain JS (below 1: native is faster). Then: paging through every
+// match of a filter on the 10 MB answer (limit 20, nextOffset to the end) against one query, and a singular read
+// through the path index.
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+
+import { createResultHandles } from '../mcp.mjs';
+import { formatMs, interleaved, ordersAnswer } from './support.mjs';
+
+const STATUSES = ['open', 'shipped', 'delivered', 'returned'];
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const LIMIT = 20;
+
+/** Order `i`: status, amount, sku, three or four tags. */
+const makeOrder = (i) => ({
+  id: i,
+  status: STATUSES[i % 4],
+  amount: (i * 37) % 1000,
+  sku: `SKU-${i}`,
+  customer: { name: `Customer ${i}`, tags: ['new', 'eu', `c${i % 7}`] },
+  tags: ['a', 'b', `t${i % 5}`, ...(i % 2 ? ['odd'] : [])],
+});
+
+/** Calls `visit` on `node` and every value under it, depth first, as `$..` visits them. */
+function eachDescendant(node, visit) {
+  visit(node);
+  if (Array.isArray(node)) for (const child of node) eachDescendant(child, visit);
+  else if (node && typeof node === 'object') for (const key in node) eachDescendant(node[key], visit);
+}
+
+/** The three queries of issue 13's table (each on 1 and 10 MB), each with its plain-JS selection. */
+const QUERIES = [
+  {
+    path: "$.orders[?@.status=='open' && @.amount > 500]",
+    select: (answer) => answer.orders.filter((o) => o.status === 'open' && o.amount > 500),
+  },
+  { path: '$.orders[*].sku', select: (answer) => answer.orders.filter((o) => 'sku' in o).map((o) => o.sku) },
+  {
+    path: '$..tags[2]',
+    select: (answer) => {
+      const out = [];
+      eachDescendant(answer, (node) => {
+        if (node && typeof node === 'object' && !Array.isArray(node) && Array.isArray(node.tags)) {
+          if (node.tags.length > 2) out.push(node.tags[2]);
+        }
+      });
+      return out;
+    },
+  },
+];
+
+const sealed = new Map();
+function seal(json) {
+  const key = randomBytes(32);
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(json), cipher.final()]);
+  return { key, iv, body, tag: cipher.getAuthTag() };
+}
+function jsQuery({ id, query, offset }) {
+  const { key, iv, body, tag } = sealed.get(id);
+  const decipher = createDecipheriv('aes-256-gcm', key, iv);
+  decipher.setAuthTag(tag);
+  const answer = JSON.parse(Buffer.concat([decipher.update(body), decipher.final()]).toString());
+  const matches = QUERIES[query].select(answer);
+  const out = {
+    path: QUERIES[query].path,
+    value: matches.slice(offset, offset + LIMIT),
+    total: matches.length,
+    offset,
+  };
+  if (offset + LIMIT < matches.length) out.nextOffset = offset + LIMIT;
+  return JSON.stringify(out);
+}
+
+async function connected(server) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(clientSide);
+  return client;
+}
+
+const textOf = (result) => {
+  if (result.isError) throw new Error(result.content[0].text);
+  return result.content[0].text;
+};
+
+async function main() {
+  const answers = new Map([1, 10].map((mb) => [mb, { orders: ordersAnswer(mb * 1024 * 1024, makeOrder).orders }]));
+  const handles = createResultHandles({ thresholdBytes: 16_384, storage: { type: 'memory' } });
+  const nativeServer = new McpServer({ name: 'bench-native', version: '1.0.0' });
+  nativeServer.registerTool('orders', { inputSchema: { mb: z.number() } }, async ({ mb }) => {
+    const answer = answers.get(mb);
+    return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+  });
+  handles.attach(nativeServer, { connectionSession: true }); // the in-memory connection is the session
+  const jsServer = new McpServer({ name: 'bench-js', version: '1.0.0' });
+  jsServer.registerTool(
+    'js_query',
+    { inputSchema: { id: z.number(), query: z.number(), offset: z.number() } },
+    async (args) => ({ content: [{ type: 'text', text: jsQuery(args) }] }),
+  );
+  const native = await connected(nativeServer);
+  const js = await connected(jsServer);
+
+  // The store keeps where a query's matches are, so the same query on the same handle is a cheap range read:
+  // every timed first query gets a handle of its own (RUNS + 1 per size: one warm-up round, then RUNS).
+  const pools = new Map();
+  for (const [mb, answer] of answers) {
+    const pool = [];
+    for (let i = 0; i < RUNS + 4; i++) {
+      const folded = await native.callTool({ name: 'orders', arguments: { mb } });
+      pool.push(folded.structuredContent.handle);
+    }
+    // RUNS + 1 handles for the timed first queries, one kept for repeat reads, two for paging.
+    pools.set(mb, { first: pool.slice(0, RUNS + 1), kept: pool[RUNS + 1], paging: pool.slice(RUNS + 2) });
+    sealed.set(mb, seal(JSON.stringify(answer)));
+  }
+  const nativeRead = (handle, path, extra = {}) =>
+    native.callTool({ name: 'result_query', arguments: { handle, path, limit: LIMIT, ...extra } }).then(textOf);
+  const jsRead = (mb, query, offset = 0) =>
+    js.callTool({ name: 'js_query', arguments: { id: mb, query, offset } }).then(textOf);
+
+  console.log(`node ${process.version}, ${RUNS} interleaved runs, medians; ratio = native / plain JS\n`);
+  console.log('kept answer  query (limit 20)                                   native      plain JS    ratio');
+  const rows = [];
+  for (const mb of [1, 10]) {
+    for (const [q, { path }] of QUERIES.entries()) {
+      const [a, b] = [JSON.parse(await nativeRead(pools.get(mb).kept, path)), JSON.parse(await jsRead(mb, q))];
+      if (!isDeepStrictEqual(a, b)) throw new Error(`native and JS answers differ for ${path}`);
+      // Each query on each handle once: the pool holds one handle per round.
+      const pool = pools.get(mb).first;
+      let round = 0;
+      const [nativeMs, jsMs] = await interleaved([() => nativeRead(pool[round++], path), () => jsRead(mb, q)], RUNS);
+      const [againMs] = await interleaved([() => nativeRead(pools.get(mb).kept, path, { offset: LIMIT })], RUNS);
+      rows.push({ mb, path, nativeMs, jsMs, againMs, total: a.total });
+      console.log(
+        `${`${mb} MB`.padEnd(12)} ${path.padEnd(50)} ${formatMs(nativeMs, 2, 9)}  ${formatMs(jsMs, 2, 9)}   ${(nativeMs / jsMs).toFixed(2)}   next page ${formatMs(againMs, 2)}`,
+      );
+    }
+  }
+
+  // Paging: every match of the filter on a fresh 10 MB handle, 20 at a time, against one (first) query.
+  const filter = QUERIES[0].path;
+  const pageAll = async (handle) => {
+    let offset = 0;
+    let pages = 0;
+    for (;;) {
+      const page = JSON.parse(await nativeRead(handle, filter, { offset }));
+      pages += 1;
+      if (page.nextOffset === undefined) return pages;
+      offset = page.nextOffset;
+    }
+  };
+  const started = performance.now();
+  const pages = await pageAll(pools.get(10).paging[0]);
+  const pagingMs = performance.now() - started;
+  const firstStarted = performance.now();
+  await nativeRead(pools.get(10).paging[1], filter);
+  const oneMs = performance.now() - firstStarted;
+  console.log(
+    `\npaging ${filter} on 10 MB: ${pages} pages in ${formatMs(pagingMs, 0)} total; one first query ${formatMs(oneMs, 2)}; ratio ${(pagingMs / oneMs).toFixed(2)}`,
+  );
+
+  // A singular read through the path index: the last 20 orders.
+  const total = answers.get(10).orders.length;
+  const [singularMs] = await interleaved(
+    [() => nativeRead(pools.get(10).kept, '$.orders', { offset: total - LIMIT })],
+    RUNS * 4,
+  );
+  console.log(`singular read, last 20 of $.orders on 10 MB (path index): ${formatMs(singularMs, 3)}`);
+
+  await native.close();
+  await js.close();
+  await handles.close();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,660 @@
+//! Evaluating an RFC 9535 query that can select several nodes, over any [`Node`]: the tape of the answer's text
+//! ([`super::tape`]) or a parsed `Value`.
+//!
+//! The query comes from `serde_json_path`'s parser as its spec types (`serde_json_path_core::spec`); this module
+//! follows the same steps as that crate's evaluator (same order of results, duplicates kept, same comparison and
+//! function rules), so answers do not change. What it adds:
+//! - a [`Budget`] of work units: every node a segment, selector or filter looks at costs one, every regex test
+//!   costs its haystack; when the budget is spent evaluation stops with INVALID_INPUT naming `path` and the budget,
+//!   so no query runs for long whatever its shape (descendants inside filters, filters side by side, regexes);
+//! - regexes compiled once per query (not once per node), with size limits: a pattern over them refuses the query.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use regex::{Regex, RegexBuilder};
+use serde_json::{Number, Value};
+use serde_json_path_core::spec::functions::{FunctionExpr, FunctionExprArg, Validated};
+use serde_json_path_core::spec::integer::Integer;
+use serde_json_path_core::spec::query::{Query, QueryKind};
+use serde_json_path_core::spec::segment::{QuerySegment, QuerySegmentKind, Segment};
+use serde_json_path_core::spec::selector::filter::{
+  BasicExpr, Comparable, ComparisonExpr, ComparisonOperator, Literal, LogicalOrExpr, SingularQuery,
+  SingularQueryKind, SingularQuerySegment,
+};
+use serde_json_path_core::spec::selector::slice::Slice;
+use serde_json_path_core::spec::selector::Selector;
+
+use super::walk::Kind;
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
+
+/// Work units one query may spend on top of [`BUDGET_PER_NODE`] per node of the answer: well under a second of
+/// CPU on a release build (measured: see the README's "Query cost"), whatever the answer.
+pub(crate) const BASE_BUDGET: u64 = 12_000_000;
+
+/// Work units allowed per node of the answer, so that a query that reads the answer a few times over (`$..*`,
+/// a filter on every node) always runs, however large the answer.
+pub(crate) const BUDGET_PER_NODE: u64 = 8;
+
+/// Largest compiled regex (`match` / `search`) a query may use, and the lazy DFA's cache per regex.
+pub(crate) const REGEX_SIZE_LIMIT: usize = 1 << 20;
+const REGEX_DFA_SIZE_LIMIT: usize = 2 << 20;
+
+/// Distinct regex patterns one query may compile (patterns read from the answer are each compiled once).
+pub(crate) const MAX_REGEXES: usize = 256;
+
+/// A node of the answer the evaluator can look into. Objects read as `JSON.parse` reads them: a repeated key keeps
+/// its first place and its last value.
+pub(crate) trait Node<'a>: Copy {
+  fn kind(self) -> Kind;
+  /// Items of an array or values of an object, in order; nothing for a scalar.
+  fn children(self, out: &mut Vec<Self>);
+  /// The value under `key` of an object.
+  fn member(self, key: &str) -> Option<Self>;
+  /// The item at `index` of an array.
+  fn item(self, index: usize) -> Option<Self>;
+  /// Items of an array, values of an object, characters (Unicode scalar values) of a string; 0 otherwise.
+  fn length(self) -> usize;
+  /// The node as a comparison operand.
+  fn atom(self) -> CoreResult<Atom<'a>>;
+}
+
+/// A value being compared: scalars read in place, containers built.
+#[derive(Debug)]
+pub(crate) enum Atom<'a> {
+  Null,
+  Bool(bool),
+  Number(Number),
+  Str(Cow<'a, str>),
+  Tree(Cow<'a, Value>),
+}
+
+impl Atom<'_> {
+  fn of_value(value: &Value) -> Atom<'_> {
+    match value {
+      Value::Null => Atom::Null,
+      Value::Bool(b) => Atom::Bool(*b),
+      Value::Number(n) => Atom::Number(n.clone()),
+      Value::String(s) => Atom::Str(Cow::Borrowed(s)),
+      other => Atom::Tree(Cow::Borrowed(other)),
+    }
+  }
+
+  fn of_literal(literal: &Literal) -> Atom<'_> {
+    match literal {
+      Literal::Number(n) => Atom::Number(n.clone()),
+      Literal::String(s) => Atom::Str(Cow::Borrowed(s)),
+      Literal::Bool(b) => Atom::Bool(*b),
+      Literal::Null => Atom::Null,
+    }
+  }
+
+  /// JSON type, telling arrays from objects.
+  fn type_rank(&self) -> u8 {
+    match self {
+      Atom::Null => 0,
+      Atom::Bool(_) => 1,
+      Atom::Number(_) => 2,
+      Atom::Str(_) => 3,
+      Atom::Tree(tree) if tree.is_array() => 4,
+      Atom::Tree(_) => 5,
+    }
+  }
+
+  fn equals(&self, other: &Atom) -> bool {
+    match (self, other) {
+      (Atom::Number(a), Atom::Number(b)) => number_order(a, b) == Some(Ordering::Equal),
+      (Atom::Null, Atom::Null) => true,
+      (Atom::Bool(a), Atom::Bool(b)) => a == b,
+      (Atom::Str(a), Atom::Str(b)) => a == b,
+      (Atom::Tree(a), Atom::Tree(b)) => a == b,
+      _ => false,
+    }
+  }
+
+  fn less_than(&self, other: &Atom) -> bool {
+    match (self, other) {
+      (Atom::Number(a), Atom::Number(b)) => number_order(a, b) == Some(Ordering::Less),
+      (Atom::Str(a), Atom::Str(b)) => a < b,
+      _ => false,
+    }
+  }
+
+  /// A value used as a test (`?value(@.a)`): false for null, false, and the integer 0.
+  fn truthy(&self) -> bool {
+    match self {
+      Atom::Null => false,
+      Atom::Bool(b) => *b,
+      Atom::Number(n) => *n != Number::from(0),
+      _ => true,
+    }
+  }
+}
+
+/// Numbers compared as `serde_json_path` compares them: as doubles when both are, else as integers.
+fn number_order(a: &Number, b: &Number) -> Option<Ordering> {
+  if let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) {
+    x.partial_cmp(&y)
+  } else if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+    Some(x.cmp(&y))
+  } else if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+    Some(x.cmp(&y))
+  } else {
+    None
+  }
+}
+
+/// What a function argument or a comparable evaluates to.
+enum Operand<'a, N> {
+  Nodes(Vec<N>),
+  Logical(bool),
+  Node(N),
+  Value(Atom<'a>),
+  Nothing,
+}
+
+/// Work left for one query, and what it has spent.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+  pub limit: u64,
+  pub spent: u64,
+}
+
+impl Budget {
+  /// The budget for an answer of `nodes` nodes (values at any depth, the root included).
+  pub(crate) fn for_nodes(nodes: u64) -> Self {
+    Budget {
+      limit: BASE_BUDGET.saturating_add(BUDGET_PER_NODE.saturating_mul(nodes)),
+      spent: 0,
+    }
+  }
+
+  fn spend(&mut self, units: u64) -> CoreResult<()> {
+    self.spent = self.spent.saturating_add(units);
+    if self.spent > self.limit {
+      return Err(too_costly(self.limit));
+    }
+    Ok(())
+  }
+}
+
+fn too_costly(limit: u64) -> CoreError {
+  CoreError::new(
+    ErrorCode::InvalidInput,
+    format!(
+      "path is too costly for this answer: evaluating it took more than its budget of {limit} steps (nodes \
+       visited, plus characters searched by regexes), and was stopped."
+    ),
+  )
+  .with_remedy(
+    "Use a more specific path: name the list to search (`$.orders[?@.total > 10]`) instead of `$..`, use no `..` \
+     inside filters (test a named child such as `@.c` instead of `@..c`), use fewer filters side by side and \
+     simpler regexes, or query a narrower part of the answer and page through it.",
+  )
+}
+
+fn regex_too_large(pattern_len: usize) -> CoreError {
+  CoreError::new(
+    ErrorCode::InvalidInput,
+    format!(
+      "path holds a regex (match or search, {pattern_len} characters) that compiles to more than the \
+       {REGEX_SIZE_LIMIT}-byte limit."
+    ),
+  )
+  .with_remedy("Use a shorter regex without large counted repetitions (`a{1000}`) or long alternations.")
+}
+
+fn too_many_regexes() -> CoreError {
+  CoreError::new(
+    ErrorCode::InvalidInput,
+    format!("path compares against more than {MAX_REGEXES} different regexes."),
+  )
+  .with_remedy("Use regex literals in match and search, not patterns read from the answer.")
+}
+
+/// One evaluation of one query: the root, the budget, and the regexes compiled so far.
+pub(crate) struct Evaluation<N> {
+  root: N,
+  pub budget: Budget,
+  /// Compiled `match` / `search` regexes by their full pattern; `None` when the pattern is not a valid regex
+  /// (it matches nothing, as RFC 9535 asks).
+  regexes: HashMap<String, Option<Regex>>,
+}
+
+impl<'a, N: Node<'a>> Evaluation<N> {
+  pub(crate) fn new(root: N, budget: Budget) -> Self {
+    Evaluation {
+      root,
+      budget,
+      regexes: HashMap::new(),
+    }
+  }
+
+  /// Distinct regexes compiled (or found invalid) so far.
+  #[cfg(test)]
+  pub(crate) fn compiled_regexes(&self) -> usize {
+    self.regexes.len()
+  }
+
+  /// The nodes `query` selects, in the order RFC 9535 (and `serde_json_path`) lists them.
+  pub(crate) fn select(&mut self, query: &Query) -> CoreResult<Vec<N>> {
+    let root = self.root;
+    self.query(query, root)
+  }
+
+  fn query(&mut self, query: &Query, current: N) -> CoreResult<Vec<N>> {
+    let mut nodes = vec![match query.kind {
+      QueryKind::Root => self.root,
+      QueryKind::Current => current,
+    }];
+    for segment in &query.segments {
+      let mut next = Vec::new();
+      for node in nodes {
+        self.query_segment(segment, node, &mut next)?;
+      }
+      nodes = next;
+    }
+    Ok(nodes)
+  }
+
+  fn query_segment(&mut self, segment: &QuerySegment, node: N, out: &mut Vec<N>) -> CoreResult<()> {
+    if segment.kind == QuerySegmentKind::Child {
+      return self.segment(&segment.segment, node, out);
+    }
+    // The node, then each child's subtree in order (pre-order), with a stack instead of recursion: children are
+    // pushed last first, so the first child's whole subtree comes off the stack before the second child.
+    let mut stack = vec![node];
+    while let Some(next) = stack.pop() {
+      self.segment(&segment.segment, next, out)?;
+      let before = stack.len();
+      next.children(&mut stack);
+      self.budget.spend((stack.len() - before) as u64)?;
+      stack[before..].reverse();
+    }
+    Ok(())
+  }
+
+  fn segment(&mut self, segment: &Segment, node: N, out: &mut Vec<N>) -> CoreResult<()> {
+    self.budget.spend(1)?;
+    match segment {
+      Segment::LongHand(selectors) => {
+        for selector in selectors {
+          self.selector(selector, node, out)?;
+        }
+      }
+      Segment::DotName(name) => out.extend(node.member(name)),
+      Segment::Wildcard => self.children(node, out)?,
+    }
+    Ok(())
+  }
+
+  fn children(&mut self, node: N, out: &mut Vec<N>) -> CoreResult<()> {
+    let before = out.len();
+    node.children(out);
+    self.budget.spend((out.len() - before) as u64)
+  }
+
+  fn selector(&mut self, selector: &Selector, node: N, out: &mut Vec<N>) -> CoreResult<()> {
+    match selector {
+      Selector::Name(name) => out.extend(node.member(name.as_str())),
+      Selector::Wildcard => self.children(node, out)?,
+      Selector::Index(index) => {
+        if node.kind() == Kind::Array {
+          let at = integer(index.0);
+          let position = if at < 0 {
+            node.length().checked_sub(at.unsigned_abs() as usize)
+          } else {
+            usize::try_from(at).ok()
+          };
+          out.extend(position.and_then(|i| node.item(i)));
+        }
+      }
+      Selector::ArraySlice(slice) => {
+        if node.kind() == Kind::Array {
+          let indexes = slice_indexes(slice, node.length());
+          self.budget.spend(indexes.len() as u64)?;
+          out.extend(indexes.into_iter().filter_map(|i| node.item(i)));
+        }
+      }
+      Selector::Filter(filter) => {
+        let mut candidates = Vec::new();
+        self.children(node, &mut candidates)?;
+        for candidate in candidates {
+          if self.test(&filter.0, candidate)? {
+            out.push(candidate);
+          }
+        }
+      }
+    }
+    Ok(())
+  }
+
+  fn test(&mut self, expr: &LogicalOrExpr, current: N) -> CoreResult<bool> {
+    self.budget.spend(1)?;
+    for and in &expr.0 {
+      let mut all = true;
+      for basic in &and.0 {
+        if !self.basic(basic, current)? {
+          all = false;
+          break;
+        }
+      }
+      if all {
+        return Ok(true);
+      }
+    }
+    Ok(false)
+  }
+
+  fn basic(&mut self, expr: &BasicExpr, current: N) -> CoreResult<bool> {
+    Ok(match expr {
+      BasicExpr::Paren(inner) => self.test(inner, current)?,
+      BasicExpr::NotParen(inner) => !self.test(inner, current)?,
+      BasicExpr::Relation(comparison) => self.compare(comparison, current)?,
+      BasicExpr::Exist(exist) => !self.query(&exist.0, current)?.is_empty(),
+      BasicExpr::NotExist(exist) => self.query(&exist.0, current)?.is_empty(),
+      BasicExpr::FuncExpr(function) => self.function_test(function, current)?,
+      BasicExpr::NotFuncExpr(function) => !self.function_test(function, current)?,
+    })
+  }
+
+  fn function_test(&mut self, function: &FunctionExpr<Validated>, current: N) -> CoreResult<bool> {
+    Ok(match self.function(function, current)? {
+      Operand::Nodes(nodes) => !nodes.is_empty(),
+      Operand::Value(atom) => atom.truthy(),
+      Operand::Logical(b) => b,
+      Operand::Node(node) => node.atom()?.truthy(),
+      Operand::Nothing => false,
+    })
+  }
+
+  fn compare(&mut self, comparison: &ComparisonExpr, current: N) -> CoreResult<bool> {
+    let left = self.comparable(&comparison.left, current)?;
+    let right = self.comparable(&comparison.right, current)?;
+    let (left, right) = (comparison_side(&left)?, comparison_side(&right)?);
+    let equal = || match (&left, &right) {
+      (Side::Value(a), Side::Value(b)) => a.equals(b),
+      (Side::Nothing, Side::Nothing) => true,
+      _ => false,
+    };
+    let same_type = || matches!((&left, &right), (Side::Value(a), Side::Value(b)) if a.type_rank() == b.type_rank());
+    let less = || matches!((&left, &right), (Side::Value(a), Side::Value(b)) if a.less_than(b));
+    Ok(match comparison.op {
+      ComparisonOperator::EqualTo => equal(),
+      ComparisonOperator::NotEqualTo => !equal(),
+      ComparisonOperator::LessThan => same_type() && less(),
+      ComparisonOperator::GreaterThan => same_type() && !less() && !equal(),
+      ComparisonOperator::LessThanEqualTo => same_type() && (less() || equal()),
+      ComparisonOperator::GreaterThanEqualTo => same_type() && !less(),
+    })
+  }
+
+  fn comparable<'q>(
+    &mut self,
+    comparable: &'q Comparable,
+    current: N,
+  ) -> CoreResult<Operand<'q, N>> {
+    Ok(match comparable {
+      Comparable::Literal(literal) => Operand::Value(Atom::of_literal(literal)),
+      Comparable::SingularQuery(query) => self.singular(query, current)?,
+      Comparable::FunctionExpr(function) => self.function(function, current)?,
+    })
+  }
+
+  fn singular<'q>(&mut self, query: &SingularQuery, current: N) -> CoreResult<Operand<'q, N>> {
+    let mut node = match query.kind {
+      SingularQueryKind::Absolute => self.root,
+      SingularQueryKind::Relative => current,
+    };
+    self.budget.spend(query.segments.len() as u64)?;
+    for segment in &query.segments {
+      let next = match segment {
+        SingularQuerySegment::Name(name) => node.member(name.as_str()),
+        // A negative index names nothing here, as in `serde_json_path`.
+        SingularQuerySegment::Index(index) => usize::try_from(index.0)
+          .ok()
+          .filter(|_| node.kind() == Kind::Array)
+          .and_then(|i| node.item(i)),
+      };
+      match next {
+        Some(child) => node = child,
+        None => return Ok(Operand::Nothing),
+      }
+    }
+    Ok(Operand::Node(node))
+  }
+
+  fn argument<'q>(
+    &mut self,
+    argument: &'q FunctionExprArg,
+    current: N,
+  ) -> CoreResult<Operand<'q, N>> {
+    Ok(match argument {
+      FunctionExprArg::Literal(literal) => Operand::Value(Atom::of_literal(literal)),
+      FunctionExprArg::SingularQuery(query) => self.singular(query, current)?,
+      FunctionExprArg::FilterQuery(query) => Operand::Nodes(self.query(query, current)?),
+      FunctionExprArg::LogicalExpr(expr) => Operand::Logical(self.test(expr, current)?),
+      FunctionExprArg::FunctionExpr(function) => self.function(function, current)?,
+    })
+  }
+
+  /// The five RFC 9535 functions (the only ones the parser accepts).
+  fn function<'q>(
+    &mut self,
+    function: &'q FunctionExpr<Validated>,
+    current: N,
+  ) -> CoreResult<Operand<'q, N>> {
+    self.budget.spend(1)?;
+    let mut args = Vec::with_capacity(function.args.len());
+    for argument in &function.args {
+      args.push(self.argument(argument, current)?);
+    }
+    let mut args = args.into_iter();
+    let mut next = || args.next().unwrap_or(Operand::Nothing);
+    Ok(match function.name.as_str() {
+      "length" => match next() {
+        Operand::Node(node) if matches!(node.kind(), Kind::String | Kind::Array | Kind::Object) => {
+          Operand::Value(Atom::Number(node.length().into()))
+        }
+        Operand::Value(Atom::Str(text)) => {
+          Operand::Value(Atom::Number(text.chars().count().into()))
+        }
+        _ => Operand::Nothing,
+      },
+      "count" => Operand::Value(Atom::Number(nodes_len(&next()).into())),
+      "value" => match next() {
+        Operand::Nodes(nodes) if nodes.len() == 1 => Operand::Node(nodes[0]),
+        Operand::Node(node) => Operand::Node(node),
+        _ => Operand::Nothing,
+      },
+      "match" | "search" => {
+        let whole = function.name == "match";
+        let (text, pattern) = (next(), next());
+        Operand::Logical(self.regex_test(&text, &pattern, whole)?)
+      }
+      _ => Operand::Nothing,
+    })
+  }
+
+  fn regex_test(
+    &mut self,
+    text: &Operand<N>,
+    pattern: &Operand<N>,
+    whole: bool,
+  ) -> CoreResult<bool> {
+    let (Some(Atom::Str(text)), Some(Atom::Str(pattern))) =
+      (operand_atom(text)?, operand_atom(pattern)?)
+    else {
+      return Ok(false);
+    };
+    // I-Regexp as `serde_json_path` runs it: CRLF mode, anchored for `match`.
+    let full = if whole {
+      format!("(?R)^({pattern})$")
+    } else {
+      format!("(?R)({pattern})")
+    };
+    if !self.regexes.contains_key(&full) {
+      if self.regexes.len() >= MAX_REGEXES {
+        return Err(too_many_regexes());
+      }
+      self.budget.spend(full.len() as u64)?;
+      let compiled = match RegexBuilder::new(&full)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
+        .build()
+      {
+        Ok(regex) => Some(regex),
+        Err(regex::Error::CompiledTooBig(_)) => {
+          return Err(regex_too_large(pattern.chars().count()))
+        }
+        Err(_) => None,
+      };
+      self.regexes.insert(full.clone(), compiled);
+    }
+    let Some(Some(regex)) = self.regexes.get(&full) else {
+      return Ok(false);
+    };
+    // The regex crate matches in time linear in the haystack and the compiled program; both are bounded, so the
+    // haystack (and the pattern, for the program) is what a test costs.
+    let cost = (text.len() as u64 + 1).saturating_mul(1 + full.len() as u64 / 64);
+    let matched = regex.is_match(&text);
+    self.budget.spend(cost)?;
+    Ok(matched)
+  }
+}
+
+fn nodes_len<N>(operand: &Operand<N>) -> usize {
+  match operand {
+    Operand::Nodes(nodes) => nodes.len(),
+    Operand::Node(_) => 1,
+    _ => 0,
+  }
+}
+
+/// One side of a comparison.
+enum Side<'a> {
+  Value(Atom<'a>),
+  Nothing,
+  /// A node list or a logical value: equal to nothing, not even itself.
+  Other,
+}
+
+fn comparison_side<'o, 'a: 'o, N: Node<'a>>(operand: &'o Operand<'_, N>) -> CoreResult<Side<'o>> {
+  Ok(match operand {
+    Operand::Node(node) => Side::Value(node.atom()?),
+    Operand::Value(atom) => Side::Value(borrow_atom(atom)),
+    Operand::Nothing => Side::Nothing,
+    Operand::Nodes(_) | Operand::Logical(_) => Side::Other,
+  })
+}
+
+fn borrow_atom<'o>(atom: &'o Atom) -> Atom<'o> {
+  match atom {
+    Atom::Null => Atom::Null,
+    Atom::Bool(b) => Atom::Bool(*b),
+    Atom::Number(n) => Atom::Number(n.clone()),
+    Atom::Str(s) => Atom::Str(Cow::Borrowed(s.as_ref())),
+    Atom::Tree(t) => Atom::Tree(Cow::Borrowed(t.as_ref())),
+  }
+}
+
+/// The value a function argument stands for (RFC 9535 ValueType); `None` for nothing.
+fn operand_atom<'o, 'a: 'o, N: Node<'a>>(
+  operand: &'o Operand<'_, N>,
+) -> CoreResult<Option<Atom<'o>>> {
+  Ok(match operand {
+    Operand::Node(node) => Some(node.atom()?),
+    Operand::Value(atom) => Some(borrow_atom(atom)),
+    Operand::Nodes(nodes) if nodes.len() == 1 => Some(nodes[0].atom()?),
+    _ => None,
+  })
+}
+
+/// The spec's integers are within ±(2^53 − 1).
+fn integer(value: Integer) -> i64 {
+  if value >= 0 {
+    usize::try_from(value).map_or(i64::MAX, |v| v as i64)
+  } else {
+    usize::try_from(value.abs()).map_or(i64::MIN, |v| -(v as i64))
+  }
+}
+
+/// The indexes RFC 9535's slice `start:end:step` selects from an array of `len` items, in order.
+fn slice_indexes(slice: &Slice, len: usize) -> Vec<usize> {
+  let len = len as i64;
+  let step = slice.step.map_or(1, integer);
+  let normalize = |i: i64| if i >= 0 { i } else { len + i };
+  let mut out = Vec::new();
+  if step > 0 {
+    let start = normalize(slice.start.map_or(0, integer)).max(0).min(len);
+    let end = normalize(slice.end.map_or(len, integer)).max(0).min(len);
+    let mut i = start;
+    while i < end {
+      out.push(i as usize);
+      i += step;
+    }
+  } else if step < 0 {
+    let start = normalize(slice.start.map_or(len - 1, integer)).max(-1);
+    let end = normalize(slice.end.map_or(-len - 1, integer)).max(-1);
+    let lower = end.min(len - 1);
+    let mut i = start.min(len - 1);
+    while lower < i {
+      if i >= 0 {
+        out.push(i as usize);
+      }
+      i += step;
+    }
+  }
+  out
+}
+
+/// Values in `root` at any depth, itself included (an explicit stack: answers may nest deep).
+pub(crate) fn count_nodes(root: &Value) -> u64 {
+  let mut nodes = 0u64;
+  let mut stack = vec![root];
+  while let Some(node) = stack.pop() {
+    nodes += 1;
+    match node {
+      Value::Array(items) => stack.extend(items.iter()),
+      Value::Object(map) => stack.extend(map.values()),
+      _ => {}
+    }
+  }
+  nodes
+}
+
+impl<'v> Node<'v> for &'v Value {
+  fn kind(self) -> Kind {
+    crate::core::query::walk::Doc::kind(self)
+  }
+
+  fn children(self, out: &mut Vec<Self>) {
+    match self {
+      Value::Array(items) => out.extend(items.iter()),
+      Value::Object(map) => out.extend(map.values()),
+      _ => {}
+    }
+  }
+
+  fn member(self, key: &str) -> Option<Self> {
+    self.as_object().and_then(|map| map.get(key))
+  }
+
+  fn item(self, index: usize) -> Option<Self> {
+    self.as_array().and_then(|items| items.get(index))
+  }
+
+  fn length(self) -> usize {
+    match self {
+      Value::Array(items) => items.len(),
+      Value::Object(map) => map.len(),
+      Value::String(text) => text.chars().count(),
+      _ => 0,
+    }
+  }
+
+  fn atom(self) -> CoreResult<Atom<'v>> {
+    Ok(Atom::of_value(self))
+  }
+}
