@@ -22,4 +22,19 @@ describe('native binding', () => {
     expect(error).toMatchObject({ code: 'RESULT_HANDLES_INTERNAL' });
     expect(native.engineVersion()).toBe(pkg.version);
   });
+
+  it('keeps the test hook inert unless RESULT_HANDLES_TEST_HOOKS=1 when it is called', async () => {
+    const before = process.env.RESULT_HANDLES_TEST_HOOKS;
+    process.env.RESULT_HANDLES_TEST_HOOKS = '0';
+    try {
+      for (const code of ['PANIC', 'RESULT_PATH_NOT_FOUND']) {
+        const error = await native.rejectWithCode(code).catch((e: unknown) => e);
+        expect(error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('Test hooks are off') });
+      }
+    } finally {
+      process.env.RESULT_HANDLES_TEST_HOOKS = before;
+    }
+    const error = await native.rejectWithCode('RESULT_PATH_NOT_FOUND').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RESULT_PATH_NOT_FOUND' });
+  });
 });

@@ -28,7 +28,6 @@ fn panic_error() -> CoreError {
 }
 
 /// Runs engine work on the JS thread, mapping errors and catching panics.
-#[allow(dead_code)] // until the first synchronous binding uses it
 pub fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> napi::Result<T> {
   match catch_unwind(AssertUnwindSafe(work)) {
     Ok(Ok(value)) => Ok(value),

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 use zeroize::Zeroizing;
 
-use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::error::{CoreError, ErrorCode};
 
 /// Default cap on memory entries (FrontMCP's plugin default).
 pub const DEFAULT_MEMORY_MAX_ENTRIES: usize = 1000;
@@ -301,11 +301,6 @@ pub fn parse_storage_config(
   } else {
     Err(problems)
   }
-}
-
-/// [`parse_storage_config`] with the process environment, as a coded error naming every problem.
-pub fn storage_config_from_json(input: &Value) -> CoreResult<StorageConfig> {
-  parse_storage_config(input, &|name| std::env::var(name).ok()).map_err(configuration_error)
 }
 
 /// One `RESULT_HANDLES_CONFIGURATION` error whose message lists every problem.
