@@ -39,6 +39,7 @@ use tape::{Tape, TapeNode};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
 pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
+pub(crate) use json::{write_str, write_value};
 pub use node::node_json;
 pub use pages::MatchPages;
 pub use path::PathForm;

@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::options::{HandleReferenceLimits, HandleReferences};
-use crate::core::query::{handle_not_found, node_json, parse_query_args};
+use crate::core::query::{handle_not_found, node_json, parse_query_args, write_str, write_value};
 use crate::core::store::{HandleStore, Owner};
 
 /// The key that marks a reference.
@@ -87,7 +87,8 @@ fn too_large(limits: HandleReferenceLimits) -> CoreError {
   )
 }
 
-/// Writes `value` as JSON with each reference replaced by the next resolved text.
+/// Writes `value` as JSON (as `JSON.stringify` would, through the query's writer) with each reference replaced by
+/// the next resolved text.
 fn write_resolved(value: &Value, resolved: &mut std::vec::IntoIter<String>, out: &mut String) {
   match value {
     Value::Object(map) if as_reference(map).is_some() => {
@@ -99,7 +100,7 @@ fn write_resolved(value: &Value, resolved: &mut std::vec::IntoIter<String>, out:
         if i > 0 {
           out.push(',');
         }
-        out.push_str(&Value::String(key.clone()).to_string());
+        write_str(out, key);
         out.push(':');
         write_resolved(item, resolved, out);
       }
@@ -115,7 +116,7 @@ fn write_resolved(value: &Value, resolved: &mut std::vec::IntoIter<String>, out:
       }
       out.push(']');
     }
-    scalar => out.push_str(&scalar.to_string()),
+    scalar => write_value(out, scalar, None),
   }
 }
 

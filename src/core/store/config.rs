@@ -14,8 +14,9 @@ pub const DEFAULT_MEMORY_MAX_ENTRIES: usize = 1000;
 pub const DEFAULT_REDIS_PORT: u16 = 6379;
 /// Default interval between purges of expired SQLite rows.
 pub const DEFAULT_SQLITE_PURGE_MS: u64 = 60_000;
-/// The longest TTL FrontMCP storages accept (100 years).
-pub const MAX_TTL_SECONDS: u64 = 3_153_600_000;
+/// The longest interval a sweeper or purge setting takes (100 years): a bound on intervals, not on TTLs, which
+/// `options::MAX_TTL_SECONDS` caps.
+pub const MAX_INTERVAL_SECONDS: u64 = 3_153_600_000;
 
 /// A resolved storage choice (after `auto` and the environment).
 #[derive(Clone, PartialEq, Eq)]
@@ -427,7 +428,7 @@ fn memory_block(block: &Map<String, Value>, problems: &mut Vec<String>) -> Memor
     "sweepIntervalSeconds",
     "storage.memory.sweepIntervalSeconds",
     1,
-    MAX_TTL_SECONDS,
+    MAX_INTERVAL_SECONDS,
     problems,
   );
   let max_entries = optional_whole(
@@ -643,7 +644,7 @@ fn sqlite_block(block: &Map<String, Value>, problems: &mut Vec<String>) -> Optio
     "ttlCleanupIntervalMs",
     "storage.sqlite.ttlCleanupIntervalMs",
     1,
-    MAX_TTL_SECONDS * 1000,
+    MAX_INTERVAL_SECONDS * 1000,
     problems,
   )
   .unwrap_or(DEFAULT_SQLITE_PURGE_MS);
