@@ -99,7 +99,7 @@ export interface ResultHandlesOptions {
    * caller, as `result_query` reads it). `true` for every tool, a list of tool names, or a predicate of the name.
    * @default false
    */
-  handleReferences?: boolean | readonly string[] | ((toolName: string) => boolean);
+  handleReferences?: HandleReferencesSetting;
   /**
    * Bounds on the references of one call: how many (1 to 1024) and how many bytes of JSON they resolve to, all
    * together (1 to 268435456). Over either, the call fails with INVALID_INPUT naming the limit.
@@ -107,6 +107,9 @@ export interface ResultHandlesOptions {
    */
   handleReferenceLimits?: { maxReferences?: number; maxBytes?: number };
 }
+
+/** `handleReferences`: every tool (`true`), the tools named, or those a predicate of the tool name picks. */
+export type HandleReferencesSetting = boolean | readonly string[] | ((toolName: string) => boolean);
 
 /** The options after checking, every default applied. */
 export interface ResolvedResultHandlesOptions {
@@ -117,7 +120,7 @@ export interface ResolvedResultHandlesOptions {
   storage: ResultHandlesStorageOptions;
   namespace: string;
   secret?: string;
-  handleReferences: boolean | readonly string[] | ((toolName: string) => boolean);
+  handleReferences: HandleReferencesSetting;
   handleReferenceLimits: { maxReferences: number; maxBytes: number };
 }
 

@@ -5,13 +5,9 @@
 // arguments to the native engine, which reads each referenced answer for the caller (as result_query reads it) and
 // gives the arguments back as JSON text with the values in place; they are parsed once here. What is a reference,
 // what it names, who may read it and every limit are decided in Rust (src/core/references.rs).
-import type { ResultHandlesOptions } from '../result-handles.options';
-import { RESULT_QUERY_TOOL_NAME } from '../result-handles.options';
+import { type HandleReferencesSetting, RESULT_QUERY_TOOL_NAME } from '../result-handles.options';
 import { type Owner } from './owner';
 import { codedFailure, type CodedFailure, type EngineLike } from './result-handles.core';
-
-/** `handleReferences`: every tool (`true`), the tools named, or those a predicate of the tool name picks. */
-export type HandleReferencesOption = NonNullable<ResultHandlesOptions['handleReferences']>;
 
 /** The key that marks a reference (the engine recognises only the exact shape; this is a cheap pre-check). */
 const REFERENCE_KEY_JSON = '"$resultHandle"';
@@ -21,7 +17,7 @@ export class HandleReferenceResolver {
   private readonly pick: (toolName: string, fullName: string) => boolean;
 
   constructor(
-    setting: HandleReferencesOption | undefined,
+    setting: HandleReferencesSetting | undefined,
     private readonly engine: () => Promise<EngineLike>,
   ) {
     this.pick = picker(setting);
@@ -64,7 +60,7 @@ function off(): boolean {
   return false;
 }
 
-function picker(setting: HandleReferencesOption | undefined): (toolName: string, fullName: string) => boolean {
+function picker(setting: HandleReferencesSetting | undefined): (toolName: string, fullName: string) => boolean {
   if (setting === true) return () => true;
   if (Array.isArray(setting) && setting.length > 0) {
     const names = new Set(setting);
