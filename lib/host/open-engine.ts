@@ -6,7 +6,7 @@ import {
   type ResultHandlesOptions,
 } from '../result-handles.options';
 import { BrowserStoreUnavailableError, ResultHandleStore } from '../result-handle.store';
-import { type EngineLike, type FoldPolicy } from './result-handles.core';
+import { type EngineLike, type FoldPolicy } from './pipeline';
 
 export type { ResultHandlesOptions } from '../result-handles.options';
 

@@ -1,7 +1,7 @@
 // ─── The FrontMCP glue's runtime: one per plugin instance, one in use per scope ─
 import { consoleLogger, type ResultHandlesLogger } from './logger';
 import { type Owner, nonEmpty, ownerOf } from './owner';
-import { ResultHandlesCore } from './result-handles.core';
+import { HostPipeline } from './pipeline';
 import { HandleReferenceResolver } from './handle-references';
 import {
   openEngine,
@@ -9,7 +9,7 @@ import {
   type OpenedEngine,
   type PreparedOptions,
   type ResultHandlesOptions,
-} from './engine';
+} from './open-engine';
 import { type ResultHandleStore } from '../result-handle.store';
 
 /**
@@ -25,9 +25,9 @@ export interface ResultHandlesConfig {
 }
 
 /** Options, engine and store of one `ResultHandlesPlugin.init(options)`. */
-export class PluginRuntime {
+export class FrontMcpRuntime {
   readonly prepared: PreparedOptions;
-  readonly core: ResultHandlesCore;
+  readonly core: HostPipeline;
   /** Handle references in tool arguments (`handleReferences`). */
   readonly references: HandleReferenceResolver;
   private logger: ResultHandlesLogger | undefined;
@@ -36,7 +36,7 @@ export class PluginRuntime {
   constructor(options: ResultHandlesOptions) {
     this.prepared = prepareOptions(options, { browserAware: true });
     const sink: ResultHandlesLogger = { warn: (message) => (this.logger ?? consoleLogger).warn(message) };
-    this.core = new ResultHandlesCore(
+    this.core = new HostPipeline(
       () => this.open(),
       {
         foldPolicy: this.prepared.foldPolicy,
@@ -100,14 +100,14 @@ export class PluginRuntime {
 
 // ─── one runtime per scope ──────────────────────────────────────────────────
 
-const runtimesByScope = new WeakMap<object, PluginRuntime>();
+const runtimesByScope = new WeakMap<object, FrontMcpRuntime>();
 /** Runtimes whose options were already compared with their scope's runtime (one warning at most each). */
-const compared = new WeakSet<PluginRuntime>();
+const compared = new WeakSet<FrontMcpRuntime>();
 
 const UNSERIALIZABLE = '[unserializable]';
 
 /** JSON of everything a runtime was configured with except the secret (the storage's clients and functions by kind). */
-function comparable(runtime: PluginRuntime): Record<string, string> {
+function comparable(runtime: FrontMcpRuntime): Record<string, string> {
   const { resolved, storage, foldPolicy } = runtime.prepared;
   const json = (value: unknown) => {
     try {
@@ -129,7 +129,7 @@ function comparable(runtime: PluginRuntime): Record<string, string> {
 }
 
 /** The names (never the values) of the options in which `later` differs from `first`. */
-function differingOptions(first: PluginRuntime, later: PluginRuntime): string[] {
+function differingOptions(first: FrontMcpRuntime, later: FrontMcpRuntime): string[] {
   const a = comparable(first);
   const b = comparable(later);
   const names = Object.keys(a).filter((name) => a[name] !== b[name]);
@@ -155,7 +155,7 @@ function differingOptions(first: PluginRuntime, later: PluginRuntime): string[] 
  * is not compared), one warning naming the differing options (never their values) is logged, through the logger
  * `logger()` gives, when given.
  */
-export function runtimeForScope(scope: unknown, mine: PluginRuntime, logger?: () => unknown): PluginRuntime {
+export function runtimeForScope(scope: unknown, mine: FrontMcpRuntime, logger?: () => unknown): FrontMcpRuntime {
   if (typeof scope !== 'object' || scope === null) return mine;
   let runtime = runtimesByScope.get(scope);
   if (!runtime) {
