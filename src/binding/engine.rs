@@ -16,14 +16,13 @@ use napi::{Env, Result};
 use napi_derive::napi;
 
 use super::error::{run_async, run_blocking, run_sync};
+use super::options::NativeSettings;
 use super::store::NativeHandleStore;
 use super::text::JsonText;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, Answer, Envelope, FoldFacts, SeparateAnswer, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
-use crate::core::options::{
-  problems_message, validate_options, HandleReferenceLimits, HandleReferences,
-};
+use crate::core::options::{CheckedOptions, HandleReferenceLimits, HandleReferences};
 use crate::core::query::index::{
   build_index, build_index_of_raw_value, query_stored, IndexSettings,
 };
@@ -147,26 +146,19 @@ fn report_external(env: &Env, plan: FitPlan) -> Result<FitPlan> {
   Ok(plan)
 }
 
-fn settings_of(options_json: &str) -> CoreResult<(FoldSettings, ReferenceSettings)> {
-  let value: serde_json::Value = serde_json::from_str(options_json).map_err(|_| {
-    CoreError::new(
-      ErrorCode::Configuration,
-      "Invalid result-handles options: not JSON.",
-    )
-    .with_remedy("Pass the options through normalizeOptions().")
-  })?;
-  let resolved = validate_options(&value)
-    .map_err(|problems| CoreError::new(ErrorCode::Configuration, problems_message(&problems)))?;
+/// The engine's share of the checked options.
+fn settings_of(options: &CheckedOptions) -> (FoldSettings, ReferenceSettings) {
+  let resolved = &options.resolved;
   let fold = FoldSettings {
     threshold_bytes: usize::try_from(resolved.threshold_bytes).unwrap_or(usize::MAX),
     preview_items: usize::try_from(resolved.preview.items).unwrap_or(usize::MAX),
     preview_chars: usize::try_from(resolved.preview.chars).unwrap_or(usize::MAX),
   };
   let references = ReferenceSettings {
-    tools: resolved.handle_references,
+    tools: resolved.handle_references.clone(),
     limits: resolved.handle_reference_limits,
   };
-  Ok((fold, references))
+  (fold, references)
 }
 
 fn pass(reason: &'static str, bytes: Option<u64>) -> FitPlan {
@@ -423,13 +415,19 @@ fn fold_plan(
 
 #[napi]
 impl ResultHandlesEngine {
-  /// An engine over `store` with the options in `optionsJson` (the JSON `normalizeOptions` produces; checked
-  /// again here). Throws `RESULT_HANDLES_CONFIGURATION` naming every problem.
+  /// An engine over `store` with the options `checkOptions` checked (nothing is checked again). Throws
+  /// `RESULT_HANDLES_CONFIGURATION` when given store settings instead of the plugin's options.
   #[napi(factory)]
-  pub fn create(env: Env, options_json: String, store: &NativeHandleStore) -> Result<Self> {
+  pub fn create(env: Env, options: &NativeSettings, store: &NativeHandleStore) -> Result<Self> {
     let store = store.handle_store();
     run_sync(&env, || {
-      let (settings, references) = settings_of(&options_json)?;
+      let checked = options.options.as_ref().ok_or_else(|| {
+        CoreError::new(
+          ErrorCode::Configuration,
+          "The engine needs the plugin's options (checkOptions), not store settings.",
+        )
+      })?;
+      let (settings, references) = settings_of(checked);
       Ok(ResultHandlesEngine {
         core: Arc::new(EngineCore {
           settings,

@@ -61,8 +61,8 @@ pub const LABEL_STORAGE_KEY: &[u8] = b"result-handles/v1 storage key";
 pub const LABEL_INDEX_KEY: &[u8] = b"result-handles/v1 index key";
 /// HKDF info for the storage key of an answer's path index.
 pub const LABEL_INDEX_STORAGE_KEY: &[u8] = b"result-handles/v1 index storage key";
-/// The least number of bytes a server secret may have.
-pub const MIN_SECRET_BYTES: usize = 32;
+/// The least number of bytes a server secret may have (from the limit table).
+pub use crate::core::options::MIN_SECRET_BYTES;
 /// The environment variable read when no `secret` option is given.
 pub const SECRET_ENV: &str = "RESULT_HANDLES_SECRET";
 
@@ -111,11 +111,19 @@ impl ServerSecret {
 
   /// The secret to use: the option when given, else `RESULT_HANDLES_SECRET` when set and not empty, else none.
   pub fn resolve(option: Option<&str>) -> CoreResult<Option<Self>> {
+    Self::resolve_with(option, &|name| std::env::var(name).ok())
+  }
+
+  /// [`ServerSecret::resolve`], reading the environment through `env`.
+  pub fn resolve_with(
+    option: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+  ) -> CoreResult<Option<Self>> {
     if let Some(value) = option {
       return Self::new(value.as_bytes()).map(Some);
     }
-    match std::env::var(SECRET_ENV) {
-      Ok(value) if !value.is_empty() => {
+    match env(SECRET_ENV) {
+      Some(value) if !value.is_empty() => {
         let value = Zeroizing::new(value);
         Self::new(value.as_bytes()).map(Some).map_err(|_| {
           CoreError::new(
