@@ -107,6 +107,9 @@ describe('createResultHandleStore', () => {
       expect(await store.read(handle, other)).toBeUndefined();
     }
     expect(await store.read(store.newHandle(), { session: 's1', caller: 'alice' })).toBeUndefined();
+    // `subject` is the owner's name everywhere; `caller`, its earlier name, reads the same record.
+    expect(await store.read(handle, { session: 's1', subject: 'alice' })).toEqual({ value: orders });
+    expect(await store.read(handle, { session: 's1', subject: 'bob', caller: 'alice' })).toBeUndefined();
 
     const anonymous = store.newHandle();
     await store.save(anonymous, 'text answer', { session: '' });

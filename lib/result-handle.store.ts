@@ -6,12 +6,19 @@ import { optionsInputJson, ResultHandlesConfigurationError } from './result-hand
 
 // ─── Types ──────────────────────────────────────────────────────────────────
 
-/** Who may read a kept answer: the session and/or the caller (subject) that saved it. Absent is not empty. */
+/** Who may read a kept answer: the session and/or the subject that saved it. Absent is not empty. */
 export interface ResultHandleOwner {
   /** The verified session id. */
   session?: string;
-  /** The authenticated caller (subject). */
+  /** The authenticated subject (the same word the hosts and the record format use). */
+  subject?: string;
+  /** @deprecated The earlier name of {@link ResultHandleOwner.subject}; still read when `subject` is absent. */
   caller?: string;
+}
+
+/** The owner's subject, under either name. */
+function subjectOf(owner: ResultHandleOwner): string | undefined {
+  return owner.subject ?? owner.caller;
 }
 
 /**
@@ -159,8 +166,8 @@ async function rethrowingStoreErrors<T>(work: Promise<T>): Promise<T> {
 
 function nativeBacking(store: native.NativeHandleStore): Backing {
   return {
-    save: (handle, json, owner) => rethrowingStoreErrors(store.save(handle, json, owner.session, owner.caller)),
-    read: (handle, owner) => rethrowingStoreErrors(store.read(handle, owner.session, owner.caller)),
+    save: (handle, json, owner) => rethrowingStoreErrors(store.save(handle, json, owner.session, subjectOf(owner))),
+    read: (handle, owner) => rethrowingStoreErrors(store.read(handle, owner.session, subjectOf(owner))),
     close: () => rethrowingStoreErrors(store.close()),
   };
 }
@@ -168,7 +175,7 @@ function nativeBacking(store: native.NativeHandleStore): Backing {
 function storageBacking(storage: ResultHandleStorage, ttlSeconds: number, secret: string | undefined): Backing {
   return {
     async save(handle, json, owner) {
-      const sealed = await native.sealRecord(handle, json, owner.session, owner.caller, secret);
+      const sealed = await native.sealRecord(handle, json, owner.session, subjectOf(owner), secret);
       try {
         await storage.set(sealed.storageKey, sealed.record.toString('base64'), { ttlSeconds });
       } catch (cause) {
@@ -181,7 +188,7 @@ function storageBacking(storage: ResultHandleStorage, ttlSeconds: number, secret
       }
     },
     async read(handle, owner) {
-      const key = native.storageKeyFor(handle, owner.session, owner.caller, secret);
+      const key = native.storageKeyFor(handle, owner.session, subjectOf(owner), secret);
       let text: string | null | undefined;
       try {
         text = await storage.get(key);
@@ -194,7 +201,7 @@ function storageBacking(storage: ResultHandleStorage, ttlSeconds: number, secret
         );
       }
       if (typeof text !== 'string') return null;
-      return native.openRecord(handle, Buffer.from(text, 'base64'), owner.session, owner.caller, secret);
+      return native.openRecord(handle, Buffer.from(text, 'base64'), owner.session, subjectOf(owner), secret);
     },
     async close() {
       const root = storage.root;

@@ -31,13 +31,12 @@ export class FrontMcpRuntime {
   /** Handle references in tool arguments (`handleReferences`). */
   readonly references: HandleReferenceResolver;
   private logger: ResultHandlesLogger | undefined;
-  private opened: Promise<OpenedEngine> | undefined;
 
   constructor(options: ResultHandlesOptions) {
     this.prepared = prepareOptions(options, { browserAware: true });
     const sink: ResultHandlesLogger = { warn: (message) => (this.logger ?? consoleLogger).warn(message) };
     this.core = new HostPipeline(
-      () => this.open(),
+      () => openEngine(this.prepared),
       {
         foldPolicy: this.prepared.foldPolicy,
         thresholdBytes: this.prepared.resolved.thresholdBytes,
@@ -47,21 +46,12 @@ export class FrontMcpRuntime {
     this.references = new HandleReferenceResolver(this.prepared.resolved.handleReferences, () => this.core.ready());
   }
 
-  /** The engine and store, opened once (a failed open is retried by the next call). */
-  private open(): Promise<OpenedEngine> {
-    if (!this.opened) {
-      const opening = openEngine(this.prepared);
-      this.opened = opening;
-      opening.catch(() => {
-        if (this.opened === opening) this.opened = undefined;
-      });
-    }
-    return this.opened;
-  }
-
-  /** What `ResultHandleStoreToken` provides: the plugin's own store, as the public `ResultHandleStore` API. */
+  /**
+   * What `ResultHandleStoreToken` provides: the plugin's own store, as the public `ResultHandleStore` API. The
+   * pipeline opens the engine once (and retries a failed open); it hands back what `openEngine` made.
+   */
   async store(): Promise<ResultHandleStore> {
-    return (await this.open()).store;
+    return ((await this.core.ready()) as OpenedEngine).store;
   }
 
   /** Logs through the host's logger when one was offered, else the console. */
