@@ -5,16 +5,15 @@
 //! both, in one JSON text.
 
 mod check;
+mod fields;
 pub mod input;
 pub mod limits;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-pub use check::{
-  check_plugin_options, check_store_settings, check_wrapper_settings, namespace, problems_message,
-  process_env, secret, ttl_seconds,
-};
+pub use check::{check_plugin_options, check_store_settings, check_wrapper_settings, process_env};
+pub use fields::{namespace, problems_message, secret, ttl_seconds};
 pub use input::OptionsInput;
 pub use limits::*;
 
