@@ -115,7 +115,7 @@ describe('low-level calls that must refuse, not succeed wrongly', () => {
   });
 
   it('foldedJson refuses a preview or shape that is not JSON instead of returning invalid JSON', async () => {
-    const { foldedJson } = await import('../lib/result-handles.fold');
+    const { foldedJson } = await import('./fixtures/fold');
     for (const [preview, shape] of [
       ['{', '{}'],
       ['{}', '{"type":'],
