@@ -56,15 +56,12 @@ pub fn check_plugin_options(
     return Err(vec![circular_problem()]);
   }
   let mut problems = Vec::new();
-  let js_keys: Vec<&str> = input.js_keys_under("").collect();
-  for name in options.keys().map(String::as_str).chain(js_keys) {
-    if !KNOWN_OPTIONS.contains(&name) {
-      problems.push(format!(
-        "{}: unknown option; the options are {}.",
-        quote_name(name),
-        KNOWN_OPTIONS.join(", ")
-      ));
-    }
+  for name in unknown_keys(input, options, "", &KNOWN_OPTIONS) {
+    problems.push(format!(
+      "{}: unknown option; the options are {}.",
+      quote_name(name),
+      KNOWN_OPTIONS.join(", ")
+    ));
   }
   let field = |name| input.field(options, "", name);
 
@@ -114,10 +111,7 @@ pub fn check_plugin_options(
     );
   }
   if let Some(value) = field("secret") {
-    match secret(Some(value)) {
-      Ok(secret) => resolved.secret = secret,
-      Err(problem) => problems.push(problem),
-    }
+    record(secret(Some(value)), &mut resolved.secret, &mut problems);
   }
   if let Some(value) = field("handleReferences") {
     match handle_references(value) {

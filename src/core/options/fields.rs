@@ -10,8 +10,6 @@ use super::{HandleReferenceLimits, HandleReferences, PreviewOptions};
 use crate::core::seal::ServerSecret;
 use crate::core::store::config::{parse_storage_config, StorageConfig};
 
-const KNOWN_REFERENCE_LIMIT_KEYS: [&str; 2] = ["maxReferences", "maxBytes"];
-const KNOWN_PREVIEW_KEYS: [&str; 2] = ["items", "chars"];
 /// Unknown names are quoted in messages, cut to this many characters.
 const MAX_QUOTED_NAME_CHARS: usize = 64;
 
@@ -117,40 +115,15 @@ pub(super) fn check_reference_limits(
   limits: &mut HandleReferenceLimits,
   problems: &mut Vec<String>,
 ) {
-  let example = format!(
-    "{{ maxReferences: {DEFAULT_MAX_HANDLE_REFERENCES}, maxBytes: {DEFAULT_MAX_RESOLVED_BYTES} }}"
-  );
-  let name = "handleReferenceLimits";
-  let Some(fields) = sub_options(
-    input,
-    given,
-    name,
-    &example,
-    &KNOWN_REFERENCE_LIMIT_KEYS,
-    problems,
-  ) else {
-    return;
-  };
-  if let Some(n) = whole_field(
-    input,
-    fields,
-    name,
-    "maxReferences",
-    MAX_HANDLE_REFERENCES,
-    problems,
-  ) {
-    limits.max_references = n;
-  }
-  if let Some(n) = whole_field(
-    input,
-    fields,
-    name,
-    "maxBytes",
-    MAX_RESOLVED_BYTES,
-    problems,
-  ) {
-    limits.max_bytes = n;
-  }
+  let fields = [
+    (
+      "maxReferences",
+      MAX_HANDLE_REFERENCES,
+      &mut limits.max_references,
+    ),
+    ("maxBytes", MAX_RESOLVED_BYTES, &mut limits.max_bytes),
+  ];
+  check_whole_fields(input, given, "handleReferenceLimits", fields, problems);
 }
 
 pub(super) fn check_preview(
@@ -159,36 +132,36 @@ pub(super) fn check_preview(
   preview: &mut PreviewOptions,
   problems: &mut Vec<String>,
 ) {
-  let example = format!("{{ items: {DEFAULT_PREVIEW_ITEMS}, chars: {DEFAULT_PREVIEW_CHARS} }}");
-  let Some(fields) = sub_options(
-    input,
-    given,
-    "preview",
-    &example,
-    &KNOWN_PREVIEW_KEYS,
-    problems,
-  ) else {
+  let fields = [
+    ("items", MAX_PREVIEW_ITEMS, &mut preview.items),
+    ("chars", MAX_PREVIEW_CHARS, &mut preview.chars),
+  ];
+  check_whole_fields(input, given, "preview", fields, problems);
+}
+
+/// An object option of whole-number fields, each `(key, max, slot)` from 1 to `max`; a slot holds its default
+/// until a valid value replaces it (the defaults make the example in the message).
+fn check_whole_fields(
+  input: &OptionsInput,
+  given: Given<'_>,
+  name: &str,
+  fields: [(&str, u64, &mut u64); 2],
+  problems: &mut Vec<String>,
+) {
+  let known = fields.each_ref().map(|(key, _, _)| *key);
+  let example = fields
+    .iter()
+    .map(|(key, _, slot)| format!("{key}: {slot}"))
+    .collect::<Vec<_>>()
+    .join(", ");
+  let example = format!("{{ {example} }}");
+  let Some(given_fields) = sub_options(input, given, name, &example, &known, problems) else {
     return;
   };
-  if let Some(n) = whole_field(
-    input,
-    fields,
-    "preview",
-    "items",
-    MAX_PREVIEW_ITEMS,
-    problems,
-  ) {
-    preview.items = n;
-  }
-  if let Some(n) = whole_field(
-    input,
-    fields,
-    "preview",
-    "chars",
-    MAX_PREVIEW_CHARS,
-    problems,
-  ) {
-    preview.chars = n;
+  for (key, max, slot) in fields {
+    if let Some(n) = whole_field(input, given_fields, name, key, max, problems) {
+      *slot = n;
+    }
   }
 }
 
@@ -208,17 +181,27 @@ pub(super) fn sub_options<'a>(
     ));
     return None;
   };
-  let js_keys: Vec<&str> = input.js_keys_under(name).collect();
-  for key in fields.keys().map(String::as_str).chain(js_keys) {
-    if !known.contains(&key) {
-      problems.push(format!(
-        "{name}.{}: unknown option; {name} takes {}.",
-        quote_name(key),
-        known.join(" and ")
-      ));
-    }
+  for key in unknown_keys(input, fields, name, known) {
+    problems.push(format!(
+      "{name}.{}: unknown option; {name} takes {}.",
+      quote_name(key),
+      known.join(" and ")
+    ));
   }
   Some(fields)
+}
+
+/// The keys of the object at `parent` (given as JSON or as a value JSON cannot carry) that are not `known`.
+pub(super) fn unknown_keys<'a>(
+  input: &'a OptionsInput,
+  fields: &'a Map<String, Value>,
+  parent: &'a str,
+  known: &'a [&str],
+) -> impl Iterator<Item = &'a str> + 'a {
+  let json_keys = fields.keys().map(String::as_str);
+  json_keys
+    .chain(input.js_keys_under(parent))
+    .filter(move |key| !known.contains(key))
 }
 
 /// `{name}.{key}`, a whole number from 1 to `max`, when given.
