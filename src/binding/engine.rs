@@ -7,6 +7,7 @@
 //! CallToolResult. [`ResultHandlesEngine::query`] reads the record (or, for a window of a large list, the index and
 //! one byte range) and runs the query in one native call, so the kept answer never crosses into JS.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use napi::bindgen_prelude::PromiseRaw;
@@ -19,8 +20,8 @@ use super::error::{run_async, run_blocking, run_sync};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
 use super::text::JsonText;
-use crate::core::error::{CoreError, ErrorCode};
-use crate::core::fit::{self, FoldFacts};
+use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
 use crate::core::fold::FoldSettings;
 use crate::core::options::{CheckedOptions, HandleReferenceLimits, HandleReferences};
 use crate::core::query::index::query_stored;
@@ -83,6 +84,78 @@ fn settings_of(options: &CheckedOptions) -> (FoldSettings, ReferenceSettings) {
     limits: resolved.handle_reference_limits,
   };
   (fold, references)
+}
+
+/// How the host handed the answer of a split CallToolResult (`prepareAnswer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartsKind {
+  /// `JSON.stringify(structuredContent)`.
+  Structured,
+  /// The only text block, as the tool wrote it.
+  Text,
+  /// The only text block, made canonical by the host (`JSON.stringify(JSON.parse(text))` for a JSON text,
+  /// `JSON.stringify(text)` for any other): what a text with a raw lone surrogate crosses as, since UTF-8 cannot
+  /// carry it.
+  CanonicalText,
+}
+
+impl PartsKind {
+  fn parse(kind: &str) -> CoreResult<Self> {
+    match kind {
+      "structured" => Ok(PartsKind::Structured),
+      "text" => Ok(PartsKind::Text),
+      "canonical-text" => Ok(PartsKind::CanonicalText),
+      _ => Err(
+        CoreError::new(ErrorCode::InvalidInput, "Unknown answer kind.")
+          .with_remedy("Pass 'structured', 'text' or 'canonical-text'."),
+      ),
+    }
+  }
+}
+
+/// [`prepare_plan`] for a CallToolResult the host split (see `fit::inspect_parts`); with an owner, the answer is
+/// sealed as soon as it is folded and indexed.
+fn prepare_parts_plan(
+  settings: FoldSettings,
+  answer: String,
+  parts: &AnswerParts,
+  sealer: Option<Sealer<'_>>,
+) -> CoreResult<FitPlan> {
+  let kind = PartsKind::parse(&parts.kind)?;
+  let separate = match kind {
+    PartsKind::Structured => SeparateAnswer::Structured {
+      json: &answer,
+      text: parts.text.as_deref(),
+    },
+    PartsKind::Text => SeparateAnswer::Text(&answer),
+    PartsKind::CanonicalText => SeparateAnswer::Structured {
+      json: &answer,
+      text: None,
+    },
+  };
+  let inspection = fit::inspect_parts(
+    &parts.envelope_json,
+    separate,
+    parts.tool_meta_json.as_deref(),
+  );
+  if let Verdict::Pass(reason) = inspection.verdict {
+    return Ok(pass(reason.as_str(), None));
+  }
+  let envelope = inspection.envelope;
+  let (kept, kind) = match kind {
+    PartsKind::Structured => (Kept::Json(Cow::Owned(answer)), AnswerKind::Structured),
+    PartsKind::CanonicalText => (Kept::Json(Cow::Owned(answer)), AnswerKind::Text),
+    PartsKind::Text => {
+      return fold_plan(
+        &settings,
+        Kept::Text(&answer),
+        AnswerKind::Text,
+        envelope,
+        sealer,
+      );
+    }
+  };
+  fold_plan(&settings, kept, kind, envelope, sealer)
 }
 
 #[napi]

@@ -11,8 +11,8 @@ use napi::{Env, Result};
 use napi_derive::napi;
 
 use super::{AnswerParts, PARALLEL_INDEX_BYTES};
-use crate::core::error::{CoreError, CoreResult, ErrorCode};
-use crate::core::fit::{self, Answer, Envelope, SeparateAnswer, Verdict};
+use crate::core::error::CoreResult;
+use crate::core::fit::{self, Answer, Envelope, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
 use crate::core::query::index::{build_index, build_index_of_raw_value, IndexSettings};
 use crate::core::store::{HandleStore, Owner, SealedAnswer};
@@ -130,78 +130,6 @@ pub(super) fn prepare_plan(
       None,
     ),
   }
-}
-
-/// How the host handed the answer of a split CallToolResult (`prepareAnswer`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum PartsKind {
-  /// `JSON.stringify(structuredContent)`.
-  Structured,
-  /// The only text block, as the tool wrote it.
-  Text,
-  /// The only text block, made canonical by the host (`JSON.stringify(JSON.parse(text))` for a JSON text,
-  /// `JSON.stringify(text)` for any other): what a text with a raw lone surrogate crosses as, since UTF-8 cannot
-  /// carry it.
-  CanonicalText,
-}
-
-impl PartsKind {
-  fn parse(kind: &str) -> CoreResult<Self> {
-    match kind {
-      "structured" => Ok(PartsKind::Structured),
-      "text" => Ok(PartsKind::Text),
-      "canonical-text" => Ok(PartsKind::CanonicalText),
-      _ => Err(
-        CoreError::new(ErrorCode::InvalidInput, "Unknown answer kind.")
-          .with_remedy("Pass 'structured', 'text' or 'canonical-text'."),
-      ),
-    }
-  }
-}
-
-/// [`prepare_plan`] for a CallToolResult the host split (see `fit::inspect_parts`); with an owner, the answer is
-/// sealed as soon as it is folded and indexed.
-pub(super) fn prepare_parts_plan(
-  settings: FoldSettings,
-  answer: String,
-  parts: &AnswerParts,
-  sealer: Option<Sealer<'_>>,
-) -> CoreResult<FitPlan> {
-  let kind = PartsKind::parse(&parts.kind)?;
-  let separate = match kind {
-    PartsKind::Structured => SeparateAnswer::Structured {
-      json: &answer,
-      text: parts.text.as_deref(),
-    },
-    PartsKind::Text => SeparateAnswer::Text(&answer),
-    PartsKind::CanonicalText => SeparateAnswer::Structured {
-      json: &answer,
-      text: None,
-    },
-  };
-  let inspection = fit::inspect_parts(
-    &parts.envelope_json,
-    separate,
-    parts.tool_meta_json.as_deref(),
-  );
-  if let Verdict::Pass(reason) = inspection.verdict {
-    return Ok(pass(reason.as_str(), None));
-  }
-  let envelope = inspection.envelope;
-  let (kept, kind) = match kind {
-    PartsKind::Structured => (Kept::Json(Cow::Owned(answer)), AnswerKind::Structured),
-    PartsKind::CanonicalText => (Kept::Json(Cow::Owned(answer)), AnswerKind::Text),
-    PartsKind::Text => {
-      return fold_plan(
-        &settings,
-        Kept::Text(&answer),
-        AnswerKind::Text,
-        envelope,
-        sealer,
-      );
-    }
-  };
-  fold_plan(&settings, kept, kind, envelope, sealer)
 }
 
 /// The answer to fold and keep.
