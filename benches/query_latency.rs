@@ -62,6 +62,18 @@ fn main() {
     run_query(answer.text.as_bytes(), &dot_path(), THRESHOLD).unwrap_or_default(),
     expected
   );
+  // Whether each cost-bound case was accepted or refused, said once before the timings.
+  for query in ACCEPTED {
+    let (count, levels) = accepted_case(query);
+    let accepted =
+      run_query_value(&chains(count, levels), &QueryArgs::new("h", query), 1 << 30).is_ok();
+    println!("{query} on {count} chains x {levels}: accepted {accepted}");
+  }
+  for query in REFUSED {
+    let refused =
+      run_query_value(&chains(2000, 120), &QueryArgs::new("h", query), 1 << 30).is_err();
+    println!("{query} on 2000 chains x 120: refused {refused}");
+  }
   divan::main();
 }
 
@@ -125,6 +137,16 @@ fn dot_path_through_the_index(bencher: Bencher) {
 
 // ─── the cost bound ─────────────────────────────────────────────────────────
 
+/// The cost-bound queries sized to just under the budget (see `accepted_case`).
+const ACCEPTED: [&str; 4] = [
+  "$..[?@..c]",
+  "$..[?@..[?@..c]]",
+  "$..[?@..[?@..[?@..c]]]",
+  "$..*..*",
+];
+/// The cost-bound queries over the budget on 2000 chains × 120.
+const REFUSED: [&str; 2] = ["$..[?@..c]", "$..[?@..[?@..c]]"];
+
 /// `[{"a":{"a":…{"c":1}}}, …]`: `chains` chains of `levels` nested objects.
 fn chains(chains: usize, levels: usize) -> Value {
   let chain = format!(
@@ -146,26 +168,19 @@ fn accepted_case(query: &str) -> (usize, usize) {
   }
 }
 
-/// The worst cases meant to be accepted (each prints whether it was): evaluated in full.
-#[divan::bench(
-  args = ["$..[?@..c]", "$..[?@..[?@..c]]", "$..[?@..[?@..[?@..c]]]", "$..*..*"],
-  sample_count = 3
-)]
+/// The worst cases meant to be accepted (`main` says whether each was): evaluated in full.
+#[divan::bench(args = ACCEPTED, sample_count = 3)]
 fn cost_bound_accepted(bencher: Bencher, query: &str) {
   let (count, levels) = accepted_case(query);
   let doc = chains(count, levels);
   let args = QueryArgs::new("h", query);
-  let accepted = run_query_value(&doc, &args, 1 << 30).is_ok();
-  println!("{query} on {count} chains x {levels}: accepted {accepted}");
   bencher.bench(|| answer_len(run_query_value(black_box(&doc), &args, 1 << 30)));
 }
 
-/// Over the budget on 2000 chains × 120: refused before evaluation (each prints whether it was).
-#[divan::bench(args = ["$..[?@..c]", "$..[?@..[?@..c]]"], sample_count = 10)]
+/// Over the budget on 2000 chains × 120: refused before evaluation (`main` says whether each was).
+#[divan::bench(args = REFUSED, sample_count = 10)]
 fn cost_bound_refused(bencher: Bencher, query: &str) {
   let doc = chains(2000, 120);
   let args = QueryArgs::new("h", query);
-  let refused = run_query_value(&doc, &args, 1 << 30).is_err();
-  println!("{query} on 2000 chains x 120: refused {refused}");
   bencher.bench(|| answer_len(run_query_value(black_box(&doc), &args, 1 << 30)));
 }
