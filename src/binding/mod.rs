@@ -4,6 +4,7 @@
 
 mod engine;
 mod error;
+mod fit_checks;
 mod fold;
 mod memory;
 mod options;
