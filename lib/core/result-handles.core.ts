@@ -43,6 +43,8 @@ export interface AnswerPartsLike {
   toolMetaJson?: string;
   session?: string;
   subject?: string;
+  /** `Buffer.byteLength(answer) === answer.length`: the answer crosses byte for byte. */
+  ascii?: boolean;
 }
 
 /** The native engine as the core uses it. */
@@ -54,7 +56,7 @@ export interface EngineLike {
    * Whether a text answer (a result whose only content is this text, at most a threshold long) certainly passes
    * under the threshold: one native scan, no fold. `false` means only that `prepare` decides.
    */
-  textCertainlyUnderThreshold?(text: string): boolean;
+  textCertainlyUnderThreshold?(text: string, ascii: boolean): boolean;
   commit(plan: FitPlanLike, session?: string | null, subject?: string | null): Promise<string>;
   query(argsJson: string, session?: string | null, subject?: string | null): Promise<string>;
   /** The arguments with their handle references resolved (JSON text), or null when they hold none. */
@@ -144,31 +146,33 @@ function splitAnswer(result: Record<string, unknown>): SplitAnswer | undefined {
 /** A number with an exponent: the only JSON whose canonical form can be longer than its text (`1e20`). */
 const EXPONENT = /[0-9][eE]/;
 
+/** The engine's one-scan check of a text answer (see `EngineLike.textCertainlyUnderThreshold`). */
+type TextScan = (text: string, ascii: boolean) => boolean;
+
 /**
- * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone (no native
- * call). Beside structuredContent, the text either repeats it (the answer is then the text's canonical form, never
- * longer than the text unless a number has an exponent or the text a raw lone surrogate) or the answer passes
- * anyway. A text alone is the answer: its canonical form when it holds JSON, else `JSON.stringify(text)`, which is
- * never shorter. Anything unsure goes the exact way.
+ * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone. Beside
+ * structuredContent, the text either repeats it (the answer is then the text's canonical form, never longer than
+ * the text unless a number has an exponent or the text a raw lone surrogate) or the answer passes anyway: no native
+ * call. A text alone is the answer: its canonical form when it holds JSON, else `JSON.stringify(text)`; UTF-16
+ * length bounds both from below and above where that settles it, else the engine's one scan (`scan`, once the
+ * engine is open) does. Anything unsure goes the exact way.
  */
-function certainlyUnder(split: SplitAnswer, threshold: number): boolean {
+function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | undefined): boolean {
   const text = split.text;
-  if (text === undefined || text.length > threshold || EXPONENT.test(text)) return false;
+  if (text === undefined || text.length > threshold) return false;
   if (split.structured !== undefined) {
     // At most 3 bytes per UTF-16 unit once well-formed.
-    if (!isWellFormed(text)) return false;
+    if (EXPONENT.test(text) || !isWellFormed(text)) return false;
     return text.length * 3 <= threshold || Buffer.byteLength(text) <= threshold;
   }
   // At most 6 bytes per UTF-16 unit (`\u0001`), plus the quotes.
   if (text.length * 6 + 2 <= threshold) return true;
+  const bytes = Buffer.byteLength(text);
   // Escaping adds at most one byte per unit (`\"`, `\\`, `\n`) but for rare control characters and lone
-  // surrogates.
-  const common = !RARE_ESCAPES.test(text) && isWellFormed(text);
-  if (common && Buffer.byteLength(text) + text.length + 2 <= threshold) return true;
-  // A JSON-looking text measures as its canonical form when it parses, else as the quoted string. Without an
-  // exponent the canonical form is never longer than the quoted text (whitespace goes, escapes only shrink, a raw
-  // lone surrogate is six bytes in both), so the quoted text bounds both cases without asking the engine.
-  return Buffer.byteLength(JSON.stringify(text)) <= threshold;
+  // surrogates; a JSON text's canonical form is never longer than the text but for exponents.
+  if (bytes + text.length + 2 <= threshold && !RARE_ESCAPES.test(text) && isWellFormed(text) && !EXPONENT.test(text))
+    return true;
+  return scan?.(text, bytes === text.length) ?? false;
 }
 
 /** Characters `JSON.stringify` writes as a six-character `\uXXXX` escape. */
@@ -231,19 +235,17 @@ export class ResultHandlesCore {
     return this.engine;
   }
 
-  /**
-   * Whether the engine, once open, finds by one scan that a text answer of at most a threshold's length is
-   * certainly under the threshold (a JSON text's size needs its grammar checked: a text that is not JSON measures
-   * as the longer quoted string). Synchronous: before the engine is open, `prepare` decides.
-   */
-  private textScansUnder(split: SplitAnswer, threshold: number): boolean {
-    const text = split.text;
-    if (split.structured !== undefined || text === undefined || text.length > threshold) return false;
-    try {
-      return this.opened?.textCertainlyUnderThreshold?.(text) ?? false;
-    } catch {
-      return false; // prepare decides, and reports what failed
-    }
+  /** The engine's one-scan check of a text answer, once the engine is open (a failing check decides nothing). */
+  private textScan(): TextScan | undefined {
+    const engine = this.opened;
+    if (!engine?.textCertainlyUnderThreshold) return undefined;
+    return (text, ascii) => {
+      try {
+        return engine.textCertainlyUnderThreshold!(text, ascii);
+      } catch {
+        return false; // prepare decides, and reports what failed
+      }
+    };
   }
 
   /**
@@ -254,7 +256,7 @@ export class ResultHandlesCore {
     if (!isObject(result)) return this.passed(result, 'not-a-call-tool-result');
     const split = splitAnswer(result);
     const threshold = this.settings.thresholdBytes;
-    if (split && threshold !== undefined && (certainlyUnder(split, threshold) || this.textScansUnder(split, threshold)))
+    if (split && threshold !== undefined && certainlyUnder(split, threshold, this.textScan()))
       return this.passed(result, 'under-threshold');
     if (call.owner === undefined) {
       await this.warnIfOwnerlessWouldFold(result, split, call);
@@ -452,6 +454,8 @@ export class ResultHandlesCore {
       toolMetaJson,
       session: call.owner?.session ?? undefined,
       subject: call.owner?.subject ?? undefined,
+      // A byte-for-byte copy is several times cheaper than UTF-8 encoding; checking costs a fast pass.
+      ascii: answer.length > YIELD_CHARS ? Buffer.byteLength(answer) === answer.length : undefined,
     });
   }
 

@@ -112,3 +112,58 @@ impl FromNapiValue for JsText {
     )
   }
 }
+
+/// A JS string argument not copied yet, for a call whose other arguments say how to copy it.
+pub struct JsStringArg {
+  env: sys::napi_env,
+  value: sys::napi_value,
+}
+
+impl TypeName for JsStringArg {
+  fn type_name() -> &'static str {
+    "String"
+  }
+
+  fn value_type() -> ValueType {
+    ValueType::String
+  }
+}
+
+impl ValidateNapiValue for JsStringArg {}
+
+impl FromNapiValue for JsStringArg {
+  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+    Ok(JsStringArg { env, value })
+  }
+}
+
+impl JsStringArg {
+  /// The text. With `ascii` (the caller found `Buffer.byteLength(s) === s.length`, so every unit is below 0x80)
+  /// the string is copied byte for byte, a `memcpy` for V8's one-byte strings instead of a UTF-8 encoding pass;
+  /// the copy is checked, and a string that is not ASCII after all is read the usual way.
+  pub fn read(&self, ascii: bool) -> Result<JsText> {
+    if ascii {
+      let len = unsafe { utf16_len(self.env, self.value) }?;
+      let mut bytes = vec![0u8; len + 1];
+      let mut written = 0;
+      check_status!(
+        unsafe {
+          sys::napi_get_value_string_latin1(
+            self.env,
+            self.value,
+            bytes.as_mut_ptr().cast(),
+            bytes.len(),
+            &mut written,
+          )
+        },
+        "Expected a string"
+      )?;
+      bytes.truncate(written);
+      if bytes.is_ascii() {
+        // SAFETY: ASCII is UTF-8.
+        return Ok(JsText::Utf8(unsafe { String::from_utf8_unchecked(bytes) }));
+      }
+    }
+    unsafe { JsText::from_napi_value(self.env, self.value) }
+  }
+}
