@@ -225,3 +225,25 @@ describe('calls with no owner', () => {
     }
   });
 });
+
+describe('a large answer crossing byte for byte', () => {
+  it('folds, keeps and reads back exactly as one crossing as UTF-8', async () => {
+    const ascii = JSON.stringify({ items: Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: `item ${i}` })) });
+    const wide = ascii.replace('item 7', 'itém 7').replace('item 8', 'item 8 \u0141');
+    for (const [answer, isAscii] of [
+      [ascii, true],
+      [ascii, false],
+      [wide, false],
+    ] as const) {
+      const plan = await engine.prepareAnswer(answer, { envelopeJson: '{}', kind: 'structured', ascii: isAscii });
+      expect(plan.kind).toBe('fold');
+      expect(plan.bytes).toBe(Buffer.byteLength(answer));
+      await engine.commit(plan, OWNER.session, null);
+      const { handle } = JSON.parse(plan.foldedJson!) as { handle: string };
+      const read = JSON.parse(
+        await engine.query(JSON.stringify({ handle, path: '$.items', offset: 7, limit: 2 }), OWNER.session),
+      ) as { value: unknown };
+      expect(read.value).toEqual((JSON.parse(answer) as { items: unknown[] }).items.slice(7, 9));
+    }
+  });
+});

@@ -139,8 +139,9 @@ impl FromNapiValue for JsStringArg {
 
 impl JsStringArg {
   /// The text. With `ascii` (the caller found `Buffer.byteLength(s) === s.length`, so every unit is below 0x80)
-  /// the string is copied byte for byte, a `memcpy` for V8's one-byte strings instead of a UTF-8 encoding pass;
-  /// the copy is checked, and a string that is not ASCII after all is read the usual way.
+  /// the string is copied byte for byte, a `memcpy` for V8's one-byte strings instead of a UTF-8 encoding pass.
+  /// A copy holding a byte above 0x7F is read again the usual way; but a unit above 0xFF loses its high byte in
+  /// such a copy, so `ascii` must come from that check, never from a guess.
   pub fn read(&self, ascii: bool) -> Result<JsText> {
     if ascii {
       let len = unsafe { utf16_len(self.env, self.value) }?;
