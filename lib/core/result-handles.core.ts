@@ -170,13 +170,12 @@ function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | 
   const bytes = Buffer.byteLength(text);
   // Escaping adds at most one byte per unit (`\"`, `\\`, `\n`) but for rare control characters and lone
   // surrogates; a JSON text's canonical form is never longer than the text but for exponents.
-  if (bytes + text.length + 2 <= threshold && !RARE_ESCAPES.test(text) && isWellFormed(text) && !EXPONENT.test(text))
-    return true;
+  if (bytes + text.length + 2 <= threshold && isWellFormed(text) && !RARE_ESCAPE_OR_EXPONENT.test(text)) return true;
   return scan?.(text, bytes === text.length) ?? false;
 }
 
-/** Characters `JSON.stringify` writes as a six-character `\uXXXX` escape. */
-const RARE_ESCAPES = /[\x00-\x07\x0b\x0e-\x1f]/;
+/** A character `JSON.stringify` writes as a six-character `\uXXXX` escape, or a number with an exponent (one pass). */
+const RARE_ESCAPE_OR_EXPONENT = /[\x00-\x07\x0b\x0e-\x1f]|[0-9][eE]/;
 
 /** Whether a string holds no lone surrogate (UTF-8, and so the native side, cannot carry one). */
 function isWellFormed(text: string): boolean {

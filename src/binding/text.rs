@@ -50,10 +50,14 @@ impl FromNapiValue for JsonText {
     // SAFETY: V8 initialized the first `written` bytes (`written` < capacity), with UTF-8 (lone surrogates are
     // written as U+FFFD).
     unsafe { bytes.set_len(written.min(capacity)) };
-    // Keep room for what sealing adds in place (a header and a tag per 64 KiB chunk), and give back the rest.
-    bytes.shrink_to(bytes.len() + bytes.len() / 2048 + 64);
+    bytes.shrink_to(sealable_capacity(bytes.len()));
     Ok(JsonText(unsafe { String::from_utf8_unchecked(bytes) }))
   }
+}
+
+/// Room for `len` bytes and what sealing adds in place (a header and a tag per 64 KiB chunk).
+fn sealable_capacity(len: usize) -> usize {
+  len + len / 2048 + 64
 }
 
 /// The length of a JS string in UTF-16 units (no copy).
@@ -145,7 +149,8 @@ impl JsStringArg {
   pub fn read(&self, ascii: bool) -> Result<JsText> {
     if ascii {
       let len = unsafe { utf16_len(self.env, self.value) }?;
-      let mut bytes = vec![0u8; len + 1];
+      // Room for the terminating NUL V8 writes; pages never written are never touched.
+      let mut bytes: Vec<u8> = Vec::with_capacity(sealable_capacity(len + 1));
       let mut written = 0;
       check_status!(
         unsafe {
@@ -153,13 +158,14 @@ impl JsStringArg {
             self.env,
             self.value,
             bytes.as_mut_ptr().cast(),
-            bytes.len(),
+            len + 1,
             &mut written,
           )
         },
         "Expected a string"
       )?;
-      bytes.truncate(written);
+      // SAFETY: V8 initialized the first `written` bytes (`written` <= len).
+      unsafe { bytes.set_len(written.min(len)) };
       if bytes.is_ascii() {
         // SAFETY: ASCII is UTF-8.
         return Ok(JsText::Utf8(unsafe { String::from_utf8_unchecked(bytes) }));
