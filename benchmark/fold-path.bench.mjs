@@ -317,6 +317,10 @@ async function main() {
     }
   }
 
+  if (process.argv.includes('--under-only')) {
+    await Promise.all([none, native, lean].map((client) => client.close()));
+    return;
+  }
   console.log('\nFolding (structuredContent + the same JSON as text): native vs the lean plain-JS fold\n');
   console.log(
     row([
