@@ -13,20 +13,27 @@ use std::ptr;
 use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
 use napi::{check_status, sys, Result, ValueType};
 
-/// A JS string's text, for a parameter that may be large.
-pub struct JsonText(pub String);
+/// Declares each type a JS-string parameter (its TypeScript type and the check napi makes before reading it).
+macro_rules! string_parameter {
+  ($($name:ty),+) => {$(
+    impl TypeName for $name {
+      fn type_name() -> &'static str {
+        "String"
+      }
 
-impl TypeName for JsonText {
-  fn type_name() -> &'static str {
-    "String"
-  }
+      fn value_type() -> ValueType {
+        ValueType::String
+      }
+    }
 
-  fn value_type() -> ValueType {
-    ValueType::String
-  }
+    impl ValidateNapiValue for $name {}
+  )+};
 }
 
-impl ValidateNapiValue for JsonText {}
+string_parameter!(JsonText, JsText, JsStringArg);
+
+/// A JS string's text, for a parameter that may be large.
+pub struct JsonText(pub String);
 
 impl FromNapiValue for JsonText {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
@@ -78,18 +85,6 @@ pub enum JsText {
   Utf16(Vec<u16>),
 }
 
-impl TypeName for JsText {
-  fn type_name() -> &'static str {
-    "String"
-  }
-
-  fn value_type() -> ValueType {
-    ValueType::String
-  }
-}
-
-impl ValidateNapiValue for JsText {}
-
 impl FromNapiValue for JsText {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
     let JsonText(text) = unsafe { JsonText::from_napi_value(env, value) }?;
@@ -122,18 +117,6 @@ pub struct JsStringArg {
   env: sys::napi_env,
   value: sys::napi_value,
 }
-
-impl TypeName for JsStringArg {
-  fn type_name() -> &'static str {
-    "String"
-  }
-
-  fn value_type() -> ValueType {
-    ValueType::String
-  }
-}
-
-impl ValidateNapiValue for JsStringArg {}
 
 impl FromNapiValue for JsStringArg {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
