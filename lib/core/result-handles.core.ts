@@ -43,8 +43,6 @@ export interface AnswerPartsLike {
   toolMetaJson?: string;
   session?: string;
   subject?: string;
-  /** `Buffer.byteLength(answer) === answer.length`: the answer crosses byte for byte. */
-  ascii?: boolean;
 }
 
 /** The native engine as the core uses it. */
@@ -56,7 +54,7 @@ export interface EngineLike {
    * Whether a text answer (a result whose only content is this text, at most a threshold long) certainly passes
    * under the threshold: one native scan, no fold. `false` means only that `prepare` decides.
    */
-  textCertainlyUnderThreshold?(text: string, ascii: boolean): boolean;
+  textCertainlyUnderThreshold?(text: string): boolean;
   commit(plan: FitPlanLike, session?: string | null, subject?: string | null): Promise<string>;
   query(argsJson: string, session?: string | null, subject?: string | null): Promise<string>;
   /** The arguments with their handle references resolved (JSON text), or null when they hold none. */
@@ -147,7 +145,7 @@ function splitAnswer(result: Record<string, unknown>): SplitAnswer | undefined {
 const EXPONENT = /[0-9][eE]/;
 
 /** The engine's one-scan check of a text answer (see `EngineLike.textCertainlyUnderThreshold`). */
-type TextScan = (text: string, ascii: boolean) => boolean;
+type TextScan = (text: string) => boolean;
 
 /**
  * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone. Beside
@@ -171,7 +169,7 @@ function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | 
   // Escaping adds at most one byte per unit (`\"`, `\\`, `\n`) but for rare control characters and lone
   // surrogates; a JSON text's canonical form is never longer than the text but for exponents.
   if (bytes + text.length + 2 <= threshold && isWellFormed(text) && !RARE_ESCAPE_OR_EXPONENT.test(text)) return true;
-  return scan?.(text, bytes === text.length) ?? false;
+  return scan?.(text) ?? false;
 }
 
 /** A character `JSON.stringify` writes as a six-character `\uXXXX` escape, or a number with an exponent (one pass). */
@@ -238,9 +236,9 @@ export class ResultHandlesCore {
   private textScan(): TextScan | undefined {
     const engine = this.opened;
     if (!engine?.textCertainlyUnderThreshold) return undefined;
-    return (text, ascii) => {
+    return (text) => {
       try {
-        return engine.textCertainlyUnderThreshold!(text, ascii);
+        return engine.textCertainlyUnderThreshold!(text);
       } catch {
         return false; // prepare decides, and reports what failed
       }
@@ -453,8 +451,6 @@ export class ResultHandlesCore {
       toolMetaJson,
       session: call.owner?.session ?? undefined,
       subject: call.owner?.subject ?? undefined,
-      // A byte-for-byte copy is several times cheaper than UTF-8 encoding; checking costs a fast pass.
-      ascii: answer.length > YIELD_CHARS ? Buffer.byteLength(answer) === answer.length : undefined,
     });
   }
 

@@ -17,7 +17,7 @@ use napi_derive::napi;
 
 use super::error::{run_async, run_blocking, run_sync};
 use super::store::NativeHandleStore;
-use super::text::{JsStringArg, JsText};
+use super::text::JsText;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, Answer, Envelope, FoldFacts, SeparateAnswer, Verdict};
 use crate::core::fold::{
@@ -101,8 +101,6 @@ pub struct AnswerParts {
   pub session: Option<String>,
   /// The caller's subject, to seal the answer for while it folds.
   pub subject: Option<String>,
-  /// `Buffer.byteLength(answer) === answer.length`: the answer then crosses byte for byte (see `JsStringArg`).
-  pub ascii: Option<bool>,
 }
 
 /// The native engine of one plugin/adapter instance: resolved options and the store.
@@ -512,10 +510,9 @@ impl ResultHandlesEngine {
   pub fn prepare_answer<'env>(
     &self,
     env: &'env Env,
-    #[napi(ts_arg_type = "string")] answer: JsStringArg,
+    #[napi(ts_arg_type = "string")] answer: JsText,
     parts: AnswerParts,
   ) -> Result<PromiseRaw<'env, FitPlan>> {
-    let answer = answer.read(parts.ascii.unwrap_or(false))?;
     let core = Arc::clone(&self.core);
     run_blocking(
       env,

@@ -30,7 +30,7 @@ macro_rules! string_parameter {
   )+};
 }
 
-string_parameter!(JsonText, JsText, JsStringArg);
+string_parameter!(JsonText, JsText);
 
 /// A JS string's text, for a parameter that may be large.
 pub struct JsonText(pub String);
@@ -109,51 +109,5 @@ impl FromNapiValue for JsText {
         JsText::Utf8(text)
       },
     )
-  }
-}
-
-/// A JS string argument not copied yet, for a call whose other arguments say how to copy it.
-pub struct JsStringArg {
-  env: sys::napi_env,
-  value: sys::napi_value,
-}
-
-impl FromNapiValue for JsStringArg {
-  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-    Ok(JsStringArg { env, value })
-  }
-}
-
-impl JsStringArg {
-  /// The text. With `ascii` (the caller found `Buffer.byteLength(s) === s.length`, so every unit is below 0x80)
-  /// the string is copied byte for byte, a `memcpy` for V8's one-byte strings instead of a UTF-8 encoding pass.
-  /// A copy holding a byte above 0x7F is read again the usual way; but a unit above 0xFF loses its high byte in
-  /// such a copy, so `ascii` must come from that check, never from a guess.
-  pub fn read(&self, ascii: bool) -> Result<JsText> {
-    if ascii {
-      let len = unsafe { utf16_len(self.env, self.value) }?;
-      // Room for the terminating NUL V8 writes; pages never written are never touched.
-      let mut bytes: Vec<u8> = Vec::with_capacity(sealable_capacity(len + 1));
-      let mut written = 0;
-      check_status!(
-        unsafe {
-          sys::napi_get_value_string_latin1(
-            self.env,
-            self.value,
-            bytes.as_mut_ptr().cast(),
-            len + 1,
-            &mut written,
-          )
-        },
-        "Expected a string"
-      )?;
-      // SAFETY: V8 initialized the first `written` bytes (`written` <= len).
-      unsafe { bytes.set_len(written.min(len)) };
-      if bytes.is_ascii() {
-        // SAFETY: ASCII is UTF-8.
-        return Ok(JsText::Utf8(unsafe { String::from_utf8_unchecked(bytes) }));
-      }
-    }
-    unsafe { JsText::from_napi_value(self.env, self.value) }
   }
 }
