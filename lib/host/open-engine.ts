@@ -72,6 +72,7 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
         : engine.prepare(resultJson, toolMetaJson ?? undefined),
     prepareAnswer: async (answer, parts) =>
       answer.length <= inlineChars ? engine.prepareAnswerSync(answer, parts) : engine.prepareAnswer(answer, parts),
+    textCertainlyUnderThreshold: (text) => engine.textCertainlyUnderThreshold(text),
     commit: (plan, session, subject) =>
       engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),
     query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),

@@ -19,10 +19,10 @@ mod plan;
 use super::error::{run_async, run_blocking, run_sync};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
-use super::text::JsonText;
+use super::text::JsText;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
-use crate::core::fold::FoldSettings;
+use crate::core::fold::{structured_json_of_utf16, text_answer_json_of_utf16, FoldSettings};
 use crate::core::options::{CheckedOptions, HandleReferenceLimits, HandleReferences};
 use crate::core::query::index::query_stored;
 use crate::core::query::parse_query_args;
@@ -49,14 +49,15 @@ pub(super) struct ReferenceSettings {
 }
 
 /// The rest of a CallToolResult a host split (see [`ResultHandlesEngine::prepare_answer`]).
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct AnswerParts {
   /// The result without `content` and `structuredContent`, as JSON.
   pub envelope_json: String,
-  /// `'structured'`, `'text'` or `'canonical-text'`.
+  /// `'structured'` or `'text'`.
   pub kind: String,
   /// With `'structured'`: the only text block, when it is not `===` to the answer (checked natively).
-  pub text: Option<String>,
+  #[napi(ts_type = "string")]
+  pub text: Option<JsText>,
   /// The tool definition's `_meta`, as JSON.
   pub tool_meta_json: Option<String>,
   /// The caller's session, to seal the answer for while it folds.
@@ -93,9 +94,8 @@ enum PartsKind {
   Structured,
   /// The only text block, as the tool wrote it.
   Text,
-  /// The only text block, made canonical by the host (`JSON.stringify(JSON.parse(text))` for a JSON text,
-  /// `JSON.stringify(text)` for any other): what a text with a raw lone surrogate crosses as, since UTF-8 cannot
-  /// carry it.
+  /// The only text block, made canonical (`JSON.stringify(JSON.parse(text))` for a JSON text, `JSON.stringify(text)`
+  /// for any other): what a text with a raw lone surrogate is folded as, since UTF-8 cannot carry it.
   CanonicalText,
 }
 
@@ -104,10 +104,9 @@ impl PartsKind {
     match kind {
       "structured" => Ok(PartsKind::Structured),
       "text" => Ok(PartsKind::Text),
-      "canonical-text" => Ok(PartsKind::CanonicalText),
       _ => Err(
         CoreError::new(ErrorCode::InvalidInput, "Unknown answer kind.")
-          .with_remedy("Pass 'structured', 'text' or 'canonical-text'."),
+          .with_remedy("Pass 'structured' or 'text'."),
       ),
     }
   }
@@ -117,15 +116,44 @@ impl PartsKind {
 /// sealed as soon as it is folded and indexed.
 fn prepare_parts_plan(
   settings: FoldSettings,
-  answer: String,
+  answer: JsText,
   parts: &AnswerParts,
   sealer: Option<Sealer<'_>>,
 ) -> CoreResult<FitPlan> {
-  let kind = PartsKind::parse(&parts.kind)?;
+  let mut kind = PartsKind::parse(&parts.kind)?;
+  let answer = match answer {
+    JsText::Utf8(answer) => answer,
+    JsText::Utf16(units) if kind == PartsKind::Text => {
+      kind = PartsKind::CanonicalText;
+      text_answer_json_of_utf16(&units)
+    }
+    JsText::Utf16(_) => {
+      return Err(
+        CoreError::new(
+          ErrorCode::InvalidInput,
+          "structuredContent's JSON holds a lone surrogate.",
+        )
+        .with_remedy("Pass JSON.stringify(structuredContent), which escapes them."),
+      )
+    }
+  };
+  let text = match &parts.text {
+    None => None,
+    Some(JsText::Utf8(text)) => Some(text.as_str()),
+    // Its canonical form is the answer (then the text repeats it) or it says something else (the empty text,
+    // which repeats nothing).
+    Some(JsText::Utf16(units)) => Some(
+      if structured_json_of_utf16(units).as_deref() == Some(answer.as_str()) {
+        answer.as_str()
+      } else {
+        ""
+      },
+    ),
+  };
   let separate = match kind {
     PartsKind::Structured => SeparateAnswer::Structured {
       json: &answer,
-      text: parts.text.as_deref(),
+      text,
     },
     PartsKind::Text => SeparateAnswer::Text(&answer),
     PartsKind::CanonicalText => SeparateAnswer::Structured {
@@ -214,18 +242,17 @@ impl ResultHandlesEngine {
 
   /// `prepare` for a CallToolResult the host split, so that the text repeating structuredContent never crosses:
   /// `answer` is `JSON.stringify(structuredContent)` (`parts.kind` `'structured'`; `parts.text` the only text
-  /// block when it is not `===` to it), the only text (`'text'`), or that text made canonical by the host
-  /// (`'canonical-text'`); `parts.envelopeJson` is the result without `content` and `structuredContent`. With a
+  /// block when it is not `===` to it), or the only text (`'text'`); a text holding a raw lone surrogate crosses
+  /// as UTF-16 and is read here as JS reads it. `parts.envelopeJson` is the result without `content` and `structuredContent`. With a
   /// session or subject the answer is sealed for that owner beside the fold (commit with the same owner). Runs
   /// off the JS thread.
   #[napi(ts_return_type = "Promise<FitPlan>")]
   pub fn prepare_answer<'env>(
     &self,
     env: &'env Env,
-    #[napi(ts_arg_type = "string")] answer: JsonText,
+    #[napi(ts_arg_type = "string")] answer: JsText,
     parts: AnswerParts,
   ) -> Result<PromiseRaw<'env, FitPlan>> {
-    let JsonText(answer) = answer;
     let core = Arc::clone(&self.core);
     run_blocking(
       env,
@@ -243,7 +270,7 @@ impl ResultHandlesEngine {
   pub fn prepare_answer_sync(
     &self,
     env: Env,
-    answer: String,
+    #[napi(ts_arg_type = "string")] answer: JsText,
     parts: AnswerParts,
   ) -> Result<FitPlan> {
     let core = &self.core;

@@ -4,6 +4,7 @@
 
 mod engine;
 mod error;
+mod fit_checks;
 #[cfg(feature = "test-bindings")]
 mod fold;
 mod memory;
