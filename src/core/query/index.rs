@@ -28,7 +28,7 @@ use serde_json::value::RawValue;
 
 use super::answer::{answer, string_window_within, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
-use super::path::{normalized_path, parse_path, ParsedPath, PathElement, Step};
+use super::path::{normalized_path, ParsedPath, PathElement, Step};
 use super::walk::Kind;
 use super::{handle_not_found, run_query_keeping_spans};
 use crate::core::error::{CoreError, CoreResult};
@@ -662,13 +662,13 @@ enum Within {
 
 /// The range to read for `args`, when the index covers its path and window; `None` means "read it all".
 pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
-  let Ok((_, ParsedPath::Steps(steps))) = parse_path(&args.path) else {
+  let ParsedPath::Steps(steps) = args.path.parsed() else {
     return None;
   };
   let (_, root) = decode(index)?;
   let mut node = &root;
   let mut elements = Vec::with_capacity(steps.len());
-  for step in &steps {
+  for step in steps {
     node = match node {
       Node::Object { children, .. } => {
         let key = match step {
@@ -887,10 +887,10 @@ async fn answer_kept_page(
   owner: &Owner,
   threshold_bytes: usize,
 ) -> CoreResult<Option<CoreResult<String>>> {
-  let Ok((_, ParsedPath::Query { text: query, .. })) = parse_path(&args.path) else {
+  let ParsedPath::Query { text: query, .. } = args.path.parsed() else {
     return Ok(None);
   };
-  let Some(spans) = store.match_pages().get(&args.handle, owner, &query) else {
+  let Some(spans) = store.match_pages().get(&args.handle, owner, query) else {
     return Ok(None);
   };
   let total = spans.len();
@@ -906,7 +906,7 @@ async fn answer_kept_page(
     .read_range(&args.handle, owner, u64::from(from), u64::from(to))
     .await?
     .ok_or_else(handle_not_found)?;
-  let page = page.to_vec();
+  let (page, query) = (page.to_vec(), query.clone());
   let args = args.clone();
   let read = move || {
     let text = std::str::from_utf8(&fragment).ok()?;

@@ -35,7 +35,7 @@ pub(crate) enum Step {
 }
 
 /// What the `path` argument asks for.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum ParsedPath {
   /// A path that names at most one node (root, pointer, simple path): walked step by step.
   Steps(Vec<Step>),

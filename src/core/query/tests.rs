@@ -411,14 +411,14 @@ fn strings_and_objects_over_the_threshold() {
 
 #[test]
 fn broken_answers_are_refused_without_echoing_them() {
-  let args = QueryArgs::new("h", "$.a");
+  let args = QueryArgs::new("h", "$.a").expect("a valid path");
   for text in [&b"{\"a\": 1"[..], b"[1,]", b"\xff\xfe", b"{\"a\":1} x"] {
     let e = run_query(text, &args, BIG).expect_err("broken");
     assert_eq!(e.code, ErrorCode::InvalidInput);
     assert!(e.remedy.is_some());
   }
-  // A path error comes before reading the answer at all.
-  let e = run_query(b"not json", &QueryArgs::new("h", "$["), BIG).expect_err("bad path");
+  // A path error comes with the arguments, before any answer is read.
+  let e = parse_query_args(&json!({"handle": "h", "path": "$["})).expect_err("bad path");
   assert_eq!(e.code, ErrorCode::PathNotFound);
 }
 
@@ -432,7 +432,7 @@ fn handle_not_found_has_one_text() {
 #[test]
 fn numbers_come_back_as_js_prints_them() {
   let text = br#"{"n":[1.0,-0.0,1e21,0.5,12345678901234567890]}"#;
-  let answer = run_query(text, &QueryArgs::new("h", "n"), BIG).expect("ok");
+  let answer = run_query(text, &QueryArgs::new("h", "n").expect("a valid path"), BIG).expect("ok");
   assert_eq!(
     answer,
     r#"{"path":"$['n']","value":[1,0,1e+21,0.5,12345678901234567000],"total":5,"offset":0}"#
@@ -443,31 +443,31 @@ fn numbers_come_back_as_js_prints_them() {
 fn lone_surrogates_come_back_as_json_stringify_writes_them() {
   // What JSON.stringify prints for strings holding half an emoji, and a key holding one.
   let text = br#"{"items":["ok","cut \ud83d","\ude00 tail","\ud83d\ude00"],"k\udc00":1}"#;
-  let answer = run_query(text, &QueryArgs::new("h", "items"), BIG).expect("readable");
+  let answer = run_query(text, &QueryArgs::new("h", "items").expect("a valid path"), BIG).expect("readable");
   assert_eq!(
     answer,
     r#"{"path":"$['items']","value":["ok","cut \ud83d","\ude00 tail","😀"],"total":4,"offset":0}"#
   );
-  let whole = run_query(text, &QueryArgs::new("h", "$"), BIG).expect("readable");
+  let whole = run_query(text, &QueryArgs::new("h", "$").expect("a valid path"), BIG).expect("readable");
   assert!(whole.contains(r#""k\udc00":1"#), "{whole}");
   // A string window counts the surrogate as the one UTF-16 unit it is.
-  let mut window = QueryArgs::new("h", "items[1]");
+  let mut window = QueryArgs::new("h", "items[1]").expect("a valid path");
   window.offset = Some(3);
   window.limit = Some(2);
   let answer = run_query(text, &window, BIG).expect("window");
   assert!(answer.contains(r#""value":" \ud83d""#), "{answer}");
-  let e = run_query(br#"{"a":"\ud83d""#, &QueryArgs::new("h", "a"), BIG).expect_err("still broken");
+  let e = run_query(br#"{"a":"\ud83d""#, &QueryArgs::new("h", "a").expect("a valid path"), BIG).expect_err("still broken");
   assert_eq!(e.code, ErrorCode::InvalidInput);
 }
 
 #[test]
 fn lone_surrogates_fall_back_to_replacement_characters_only_when_every_stand_in_is_taken() {
   let text = "{\"a\":\"\\ud800 \u{e000}\u{e800}\u{f000}\"}";
-  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a"), BIG).expect("readable");
+  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a").expect("a valid path"), BIG).expect("readable");
   assert!(answer.contains('\u{fffd}'), "{answer}");
   // One block free is enough.
   let text = "{\"a\":\"\\ud800 \u{e000}\u{e800}\"}";
-  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a"), BIG).expect("readable");
+  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a").expect("a valid path"), BIG).expect("readable");
   assert!(answer.contains("\\ud800 \u{e000}\u{e800}"), "{answer}");
 }
 
@@ -550,7 +550,7 @@ fn answers_read_up_to_the_query_depth_limit() {
     let text = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
     let path = vec!["a"; depth].join(".");
     for path in [path.as_str(), "$..a"] {
-      let args = QueryArgs::new("h", path);
+      let args = QueryArgs::new("h", path).expect("a valid path");
       let outcome = run_query(text.as_bytes(), &args, BIG);
       if depth <= MAX_QUERY_DEPTH {
         assert!(outcome.is_ok(), "{depth} {path}: {outcome:?}");
@@ -660,7 +660,7 @@ fn hostile_queries_are_refused_or_bounded() {
   for path in &cases {
     let started = std::time::Instant::now();
     let (outcome, budget) = evaluate(&doc, path);
-    let args = QueryArgs::new("h", path);
+    let args = QueryArgs::new("h", path).expect("a valid path");
     let by_text = run_query(text.as_bytes(), &args, BIG);
     eprintln!(
       "{}…: {:?} after {} of {} units in {:?}",
