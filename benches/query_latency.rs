@@ -34,9 +34,9 @@ fn main() {
     text.len() as f64 / 1e6
   );
 
-  let mut args = QueryArgs::new("h", "data.items");
+  let mut args = QueryArgs::new("h", "data.items").expect("a valid path");
   args.offset = Some(99_980);
-  let mut query_args = QueryArgs::new("h", "$.data.items[-20:]");
+  let mut query_args = QueryArgs::new("h", "$.data.items[-20:]").expect("a valid path");
   query_args.limit = Some(20);
   let threshold = 1 << 20;
 
@@ -138,7 +138,7 @@ fn cost_bound() {
     ("$..*..*", 660, 120),
   ] {
     let doc = chains(count, levels);
-    let args = QueryArgs::new("h", query);
+    let args = QueryArgs::new("h", query).expect("a valid path");
     let outcome = run_query_value(&doc, &args, threshold);
     measure(
       &format!(
@@ -155,7 +155,7 @@ fn cost_bound() {
   }
   let doc = chains(2000, 120);
   for query in ["$..[?@..c]", "$..[?@..[?@..c]]"] {
-    let args = QueryArgs::new("h", query);
+    let args = QueryArgs::new("h", query).expect("a valid path");
     measure(
       &format!(
         "{query} on 2000 chains x 120, refused: {}",

@@ -8,7 +8,7 @@
 mod canonical;
 mod js;
 mod render;
-mod scan;
+pub(crate) mod scan;
 mod skeleton;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};

@@ -21,6 +21,7 @@ mod json;
 mod node;
 mod pages;
 mod path;
+mod reach;
 mod seek;
 mod tape;
 mod turns;
@@ -38,7 +39,9 @@ use seek::{seek, Terminal};
 use tape::{Tape, TapeNode};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
-pub use args::{parse_query_args, QueryArgs, QueryPath, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
+pub use args::{
+  parse_query_args, QueryArgs, QueryPath, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT,
+};
 pub(crate) use json::{write_str, write_value};
 pub use node::node_json;
 pub use pages::MatchPages;
@@ -144,7 +147,7 @@ fn query_text(
       query,
       text: query_text,
     } => {
-      if let Some(tape) = Tape::build(text) {
+      if let Some(tape) = tape_for(text, query) {
         let texts = select_on_tape(&tape, query)?;
         return answer_matches(query_text, texts, args, threshold_bytes);
       }
@@ -246,7 +249,7 @@ pub(crate) fn run_query_keeping_spans(
       return None;
     };
     let text = std::str::from_utf8(answer_json).ok()?;
-    let tape = Tape::build(text)?;
+    let tape = tape_for(text, query)?;
     let texts = match select_on_tape(&tape, query) {
       Ok(texts) => texts,
       Err(error) => return Some((Err(error), None)),
@@ -264,6 +267,11 @@ pub(crate) fn run_query_keeping_spans(
   through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
 }
 
+/// The tape of `text` as deep as `query` looks; `None` when the full read must answer (see `tape`).
+fn tape_for<'t>(text: &'t str, query: &serde_json_path::JsonPath) -> Option<Tape<'t>> {
+  Tape::build_reaching(text, reach::reach(spec_query(query)))
+}
+
 /// The nodes `query` selects on the tape of an answer's text, as their JSON text.
 fn select_on_tape<'t>(
   tape: &'t Tape<'t>,
@@ -277,7 +285,7 @@ fn select_on_tape<'t>(
 /// The nodes `query` selects in an answer's text, parsed: through the tape when it reads the text, else from the
 /// whole answer parsed.
 fn select_values(text: &str, query: &serde_json_path::JsonPath) -> CoreResult<Vec<Value>> {
-  match Tape::build(text) {
+  match tape_for(text, query) {
     Some(tape) => select_on_tape(&tape, query)?
       .into_iter()
       .map(|node| serde_json::from_str(node).map_err(unreadable))

@@ -58,6 +58,19 @@ pub(crate) trait Node<'a>: Copy {
   fn length(self) -> usize;
   /// The node as a comparison operand.
   fn atom(self) -> CoreResult<Atom<'a>>;
+  /// The node, then each child's subtree in order (pre-order, what a descendant segment visits).
+  fn preorder(self) -> impl Iterator<Item = Self> {
+    // A stack instead of recursion: children are pushed last first, so the first child's whole subtree comes
+    // off the stack before the second child.
+    let mut stack = vec![self];
+    std::iter::from_fn(move || {
+      let node = stack.pop()?;
+      let before = stack.len();
+      node.children(&mut stack);
+      stack[before..].reverse();
+      Some(node)
+    })
+  }
 }
 
 /// A value being compared: scalars read in place, containers built.
@@ -262,15 +275,12 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     if segment.kind == QuerySegmentKind::Child {
       return self.segment(&segment.segment, node, out);
     }
-    // The node, then each child's subtree in order (pre-order), with a stack instead of recursion: children are
-    // pushed last first, so the first child's whole subtree comes off the stack before the second child.
-    let mut stack = vec![node];
-    while let Some(next) = stack.pop() {
+    // Each node under `node` costs one unit (as a child listed), besides what the segment costs on it.
+    for (i, next) in node.preorder().enumerate() {
+      if i > 0 {
+        self.budget.spend(1)?;
+      }
       self.segment(&segment.segment, next, out)?;
-      let before = stack.len();
-      next.children(&mut stack);
-      self.budget.spend((stack.len() - before) as u64)?;
-      stack[before..].reverse();
     }
     Ok(())
   }

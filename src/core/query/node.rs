@@ -5,8 +5,8 @@
 
 use serde_json::value::RawValue;
 
-use super::json::{replace_lone_surrogates, write_str, write_value};
 use super::args::QueryPath;
+use super::json::{replace_lone_surrogates, write_str, write_value};
 use super::path::ParsedPath;
 use super::seek::{seek, Terminal};
 use super::walk::unreadable;

@@ -42,23 +42,38 @@ struct Entry {
 pub(crate) struct Tape<'t> {
   text: &'t str,
   entries: Vec<Entry>,
+  /// Values in the answer, recorded or not.
+  nodes: u64,
 }
 
 impl<'t> Tape<'t> {
   /// The tape of `text`, or `None` when the full read must answer instead (see the module docs).
+  #[cfg(test)]
   pub(crate) fn build(text: &'t str) -> Option<Tape<'t>> {
+    Self::build_reaching(text, None)
+  }
+
+  /// [`Tape::build`], with entries only for values at most `reach` levels deep (the root is level 0; `None`: all
+  /// of them). Deeper values are checked the same way and counted in [`Tape::nodes`], but a container at level
+  /// `reach` lists no children: only a query that looks no deeper (see [`super::reach`]) may run on it.
+  pub(crate) fn build_reaching(text: &'t str, reach: Option<usize>) -> Option<Tape<'t>> {
     u32::try_from(text.len()).ok()?;
+    let reach = reach.unwrap_or(usize::MAX);
     let mut builder = Builder {
       bytes: text.as_bytes(),
       at: 0,
-      entries: Vec::with_capacity(text.len() / 8),
+      // About one value per 8 bytes of JSON, fewer when the deepest ones are not recorded.
+      entries: Vec::with_capacity(text.len() / if reach < 4 { 24 } else { 8 }),
       open: Vec::new(),
       key: None,
+      reach,
+      nodes: 0,
     };
     builder.document()?;
     Some(Tape {
       text,
       entries: builder.entries,
+      nodes: builder.nodes,
     })
   }
 
@@ -67,9 +82,9 @@ impl<'t> Tape<'t> {
     TapeNode { tape: self, at: 0 }
   }
 
-  /// Values in the answer, at any depth.
+  /// Values in the answer, at any depth (recorded or not).
   pub(crate) fn nodes(&self) -> u64 {
-    self.entries.len() as u64
+    self.nodes
   }
 }
 
@@ -91,10 +106,23 @@ struct Builder<'b> {
   at: usize,
   entries: Vec<Entry>,
   /// Open containers, innermost last.
-  open: Vec<u32>,
+  open: Vec<Open>,
   /// The key read for the next value: `(start, length, escaped)`.
   key: Option<(u32, u32, bool)>,
+  /// The deepest level recorded.
+  reach: usize,
+  /// Values read, recorded or not.
+  nodes: u64,
 }
+
+/// An open container: its entry ([`UNRECORDED`] below the reach), and whether it is an object.
+#[derive(Clone, Copy)]
+struct Open {
+  entry: u32,
+  object: bool,
+}
+
+const UNRECORDED: u32 = u32::MAX;
 
 impl Builder<'_> {
   fn blank(&mut self) {
@@ -113,12 +141,14 @@ impl Builder<'_> {
       self.value()?;
       // Close containers and read separators until another value is due.
       loop {
-        let Some(&parent) = self.open.last() else {
+        let Some(&Open {
+          object: in_object, ..
+        }) = self.open.last()
+        else {
           self.blank();
           return (self.at == self.bytes.len()).then_some(());
         };
         self.blank();
-        let in_object = self.entries[parent as usize].kind == Kind::Object;
         match (self.peek()?, in_object) {
           (b',', _) => {
             self.at += 1;
@@ -151,10 +181,18 @@ impl Builder<'_> {
     Some(())
   }
 
+  /// Counts a value and records it when it is within the reach; its entry, or [`UNRECORDED`].
   fn push(&mut self, kind: Kind, start: usize, escaped: bool) -> u32 {
+    self.nodes += 1;
     let (key_start, key_len, key_escaped) = self.key.take().unwrap_or((0, 0, false));
-    if let Some(&parent) = self.open.last() {
-      self.entries[parent as usize].count += 1;
+    if let Some(parent) = self.open.last() {
+      if parent.entry == UNRECORDED {
+        return UNRECORDED;
+      }
+      self.entries[parent.entry as usize].count += 1;
+    }
+    if self.open.len() > self.reach {
+      return UNRECORDED;
     }
     let index = self.entries.len() as u32;
     self.entries.push(Entry {
@@ -182,8 +220,11 @@ impl Builder<'_> {
           Kind::Array
         };
         self.at += 1;
-        let index = self.push(kind, start, false);
-        self.open.push(index);
+        let entry = self.push(kind, start, false);
+        self.open.push(Open {
+          entry,
+          object: kind == Kind::Object,
+        });
         if self.open.len() > MAX_QUERY_DEPTH {
           return None;
         }
@@ -219,7 +260,11 @@ impl Builder<'_> {
 
   fn close(&mut self) -> Option<()> {
     self.at += 1;
-    let at = self.open.pop()? as usize;
+    let at = self.open.pop()?.entry;
+    if at == UNRECORDED {
+      return Some(());
+    }
+    let at = at as usize;
     let next = self.entries.len() as u32;
     let entry = &mut self.entries[at];
     entry.end = self.at as u32;
@@ -454,6 +499,18 @@ impl<'t> TapeNode<'t> {
   }
 }
 
+/// A number as serde_json reads it: a short integer directly (the common case in filters), anything else by
+/// serde_json (`-0` is a float there).
+fn number(text: &str) -> CoreResult<serde_json::Number> {
+  let digits = text.strip_prefix('-').unwrap_or(text);
+  if digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) && text != "-0" {
+    if let Ok(n) = text.parse::<i64>() {
+      return Ok(n.into());
+    }
+  }
+  serde_json::from_str(text).map_err(unreadable)
+}
+
 fn unreadable(error: serde_json::Error) -> CoreError {
   CoreError::internal(format!("A value the tape checked did not parse: {error}"))
 }
@@ -493,13 +550,25 @@ impl<'t> Node<'t> for TapeNode<'t> {
     }
   }
 
+  /// The tape is in pre-order already: the node's subtree is the entries from it to its `next`.
+  fn preorder(self) -> impl Iterator<Item = Self> {
+    let entry = self.entry();
+    let end = if matches!(entry.kind, Kind::Array | Kind::Object) {
+      entry.next
+    } else {
+      self.at + 1
+    };
+    let tape = self.tape;
+    (self.at..end).map(move |at| TapeNode { tape, at })
+  }
+
   fn atom(self) -> CoreResult<Atom<'t>> {
     let entry = self.entry();
     let text = self.text();
     Ok(match entry.kind {
       Kind::Null => Atom::Null,
       Kind::Boolean => Atom::Bool(text == "true"),
-      Kind::Number => Atom::Number(serde_json::from_str(text).map_err(unreadable)?),
+      Kind::Number => Atom::Number(number(text)?),
       Kind::String if !entry.escaped => Atom::Str(Cow::Borrowed(&text[1..text.len() - 1])),
       Kind::String => Atom::Str(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?)),
       Kind::Array | Kind::Object => {

@@ -443,12 +443,18 @@ fn numbers_come_back_as_js_prints_them() {
 fn lone_surrogates_come_back_as_json_stringify_writes_them() {
   // What JSON.stringify prints for strings holding half an emoji, and a key holding one.
   let text = br#"{"items":["ok","cut \ud83d","\ude00 tail","\ud83d\ude00"],"k\udc00":1}"#;
-  let answer = run_query(text, &QueryArgs::new("h", "items").expect("a valid path"), BIG).expect("readable");
+  let answer = run_query(
+    text,
+    &QueryArgs::new("h", "items").expect("a valid path"),
+    BIG,
+  )
+  .expect("readable");
   assert_eq!(
     answer,
     r#"{"path":"$['items']","value":["ok","cut \ud83d","\ude00 tail","😀"],"total":4,"offset":0}"#
   );
-  let whole = run_query(text, &QueryArgs::new("h", "$").expect("a valid path"), BIG).expect("readable");
+  let whole =
+    run_query(text, &QueryArgs::new("h", "$").expect("a valid path"), BIG).expect("readable");
   assert!(whole.contains(r#""k\udc00":1"#), "{whole}");
   // A string window counts the surrogate as the one UTF-16 unit it is.
   let mut window = QueryArgs::new("h", "items[1]").expect("a valid path");
@@ -456,18 +462,33 @@ fn lone_surrogates_come_back_as_json_stringify_writes_them() {
   window.limit = Some(2);
   let answer = run_query(text, &window, BIG).expect("window");
   assert!(answer.contains(r#""value":" \ud83d""#), "{answer}");
-  let e = run_query(br#"{"a":"\ud83d""#, &QueryArgs::new("h", "a").expect("a valid path"), BIG).expect_err("still broken");
+  let e = run_query(
+    br#"{"a":"\ud83d""#,
+    &QueryArgs::new("h", "a").expect("a valid path"),
+    BIG,
+  )
+  .expect_err("still broken");
   assert_eq!(e.code, ErrorCode::InvalidInput);
 }
 
 #[test]
 fn lone_surrogates_fall_back_to_replacement_characters_only_when_every_stand_in_is_taken() {
   let text = "{\"a\":\"\\ud800 \u{e000}\u{e800}\u{f000}\"}";
-  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a").expect("a valid path"), BIG).expect("readable");
+  let answer = run_query(
+    text.as_bytes(),
+    &QueryArgs::new("h", "a").expect("a valid path"),
+    BIG,
+  )
+  .expect("readable");
   assert!(answer.contains('\u{fffd}'), "{answer}");
   // One block free is enough.
   let text = "{\"a\":\"\\ud800 \u{e000}\u{e800}\"}";
-  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a").expect("a valid path"), BIG).expect("readable");
+  let answer = run_query(
+    text.as_bytes(),
+    &QueryArgs::new("h", "a").expect("a valid path"),
+    BIG,
+  )
+  .expect("readable");
   assert!(answer.contains("\\ud800 \u{e000}\u{e800}"), "{answer}");
 }
 
@@ -731,4 +752,82 @@ fn a_regex_is_compiled_once_per_query() {
   let expected = query.query(&doc).all();
   assert_eq!(selected, expected);
   assert_eq!(selected.len(), 1 + 1 + 1 + 1); // 9, 99, 999, 9999
+}
+
+/// Where the time of a multi-node query goes on a 10 MB answer. Run:
+/// `cargo test --release --target x86_64-unknown-linux-gnu --lib profile_multi -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn profile_multi() {
+  use std::time::Instant;
+  let statuses = ["open", "shipped", "delivered", "returned"];
+  let mut text = String::from("{\"orders\":[");
+  let mut i = 0usize;
+  while text.len() < 10 << 20 {
+    if i > 0 {
+      text.push(',');
+    }
+    let odd = if i % 2 == 1 { ",\"odd\"" } else { "" };
+    text.push_str(&format!(
+      r#"{{"id":{i},"status":"{}","amount":{},"sku":"SKU-{i}","customer":{{"name":"Customer {i}","tags":["new","eu","c{}"]}},"tags":["a","b","t{}"{odd}]}}"#,
+      statuses[i % 4],
+      (i * 37) % 1000,
+      i % 7,
+      i % 5
+    ));
+    i += 1;
+  }
+  text.push_str("]}");
+  let keys =
+    crate::core::seal::RecordKeys::derive("h", &crate::core::seal::Owner::new(None, None), None)
+      .unwrap();
+  let sealed = crate::core::seal::seal(&keys, text.as_bytes()).unwrap();
+  let time = |label: &str, f: &mut dyn FnMut() -> usize| {
+    let mut samples: Vec<f64> = (0..7)
+      .map(|_| {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        t.elapsed().as_secs_f64() * 1e3
+      })
+      .collect();
+    samples.sort_by(f64::total_cmp);
+    eprintln!("{label:<60} {:8.2} ms", samples[3]);
+  };
+  eprintln!("{} bytes, {i} orders", text.len());
+  time("decrypt (open)", &mut || {
+    crate::core::seal::open(&keys, &sealed).unwrap().len()
+  });
+  time("tape build", &mut || {
+    Tape::build(&text).map_or(0, |t| t.nodes() as usize)
+  });
+  time("serde IgnoredAny", &mut || {
+    serde_json::from_str::<serde::de::IgnoredAny>(&text).map_or(0, |_| 1)
+  });
+  time("fold scanner events", &mut || {
+    let mut s = crate::core::fold::scan::Scanner::new(&text);
+    let mut n = 0;
+    while let Ok(Some(_)) = s.next_event() {
+      n += 1;
+    }
+    n
+  });
+  let tape = Tape::build(&text).unwrap();
+  for path in [
+    "$.orders[?@.status=='open' && @.amount > 500]",
+    "$.orders[*].sku",
+    "$..tags[2]",
+  ] {
+    let args = QueryArgs::new("h", path).expect("a valid path");
+    let ParsedPath::Query { query, .. } = args.path.parsed() else {
+      panic!()
+    };
+    time(&format!("eval on tape {path}"), &mut || {
+      select_on_tape(&tape, query).unwrap().len()
+    });
+    let mut limited = args.clone();
+    limited.limit = Some(20);
+    time(&format!("run_query {path}"), &mut || {
+      run_query(text.as_bytes(), &limited, BIG).unwrap().len()
+    });
+  }
 }

@@ -610,9 +610,13 @@ async fn a_malformed_path_fails_before_any_store_read() {
   }
   // A well-formed path that names nothing is found missing by reading the answer: the counter counts.
   let before = reads();
-  let error = query_as_the_engine_does(&store, json!({"handle": handle, "path": "$.nothing.here"}), &me)
-    .await
-    .expect_err("names nothing");
+  let error = query_as_the_engine_does(
+    &store,
+    json!({"handle": handle, "path": "$.nothing.here"}),
+    &me,
+  )
+  .await
+  .expect_err("names nothing");
   assert_eq!(error.code, ErrorCode::PathNotFound);
   assert!(reads() > before);
 }
