@@ -811,7 +811,19 @@ fn profile_multi() {
     }
     n
   });
-  let tape = Tape::build(&text).unwrap();
+  use crate::core::query::index::{build_index, build_index_of_raw_value, IndexSettings};
+  time("path index: own scan + serde grammar check", &mut || {
+    build_index(&text, IndexSettings::DEFAULT).map_or(0, |i| i.len())
+  });
+  time("path index: own scan alone", &mut || {
+    build_index_of_raw_value(&text, IndexSettings::DEFAULT).map_or(0, |i| i.len())
+  });
+  time("tape build, reach 3", &mut || {
+    Tape::build_reaching(&text, Some(3)).map_or(0, |t| t.nodes() as usize)
+  });
+  time("tape build, reach 2", &mut || {
+    Tape::build_reaching(&text, Some(2)).map_or(0, |t| t.nodes() as usize)
+  });
   for path in [
     "$.orders[?@.status=='open' && @.amount > 500]",
     "$.orders[*].sku",
@@ -821,6 +833,7 @@ fn profile_multi() {
     let ParsedPath::Query { query, .. } = args.path.parsed() else {
       panic!()
     };
+    let tape = tape_for(&text, query).unwrap();
     time(&format!("eval on tape {path}"), &mut || {
       select_on_tape(&tape, query).unwrap().len()
     });
