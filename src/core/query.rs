@@ -23,6 +23,7 @@ mod pages;
 mod path;
 mod reach;
 mod seek;
+mod stored;
 mod tape;
 mod turns;
 mod walk;

@@ -6,13 +6,17 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
+use super::codec::decode;
 use super::*;
+use crate::core::error::CoreResult;
 use crate::core::error::ErrorCode;
+use crate::core::query::args::QueryArgs;
+use crate::core::query::path::{normalized_path, PathElement};
 use crate::core::query::{parse_query_args, run_query};
 use crate::core::seal::CHUNK_SIZE;
 use crate::core::store::config::MemoryConfig;
 use crate::core::store::memory::MemoryBackend;
-use crate::core::store::{Backend, BoxFuture};
+use crate::core::store::{Backend, BoxFuture, HandleStore, Owner};
 
 /// Small enough that generated documents of a few hundred bytes get several levels and checkpoints.
 const TINY: IndexSettings = IndexSettings {
