@@ -1,15 +1,19 @@
 //! The tape: where every value of the answer's JSON text starts and ends, in one flat list, so that a JSONPath
 //! query is evaluated over the text itself (see [`super::eval`]) without building a tree of the answer.
 //!
-//! One pass of the fold's scanner (which checks the grammar as `JSON.parse` does) writes one entry per value, in
-//! document order: its kind, its byte span, its key's span when it is an object member, and the entry just past
-//! its subtree. Nothing is decoded or allocated per value: a string is decoded only when a filter compares it,
-//! a number parsed only when compared, and a match is parsed only when it lands in the answer's window.
+//! One pass over the text (checking the grammar as `JSON.parse` does) writes one entry per value, in document
+//! order (pre-order): its kind, its byte span, its key's span when it is an object member, and the entry just
+//! past its subtree. Nothing is decoded or allocated per value: a string is decoded only when a filter compares
+//! it, a number parsed only when compared, and a match is parsed only when it lands in the answer's window.
+//! Values deeper than the query can look ([`super::reach`]) are checked and counted but get no entry: for
+//! `$.orders[?@.status=='open']` the members of each order are the deepest entries.
 //!
-//! [`Tape::build`] returns `None` for what the full read (serde_json) handles differently, so that the caller
-//! reads it that way and answers stay byte-identical: text that is not JSON, nesting deeper than
-//! [`super::MAX_QUERY_DEPTH`], a lone surrogate escape, an object with a repeated key (`JSON.parse` keeps the
-//! last value at the first place), or an answer of 4 GiB or more.
+//! [`Tape::build_reaching`] returns `None` for what the full read (serde_json) handles differently, so that the
+//! caller reads it that way and answers stay byte-identical: text that is not JSON, nesting deeper than
+//! [`super::MAX_QUERY_DEPTH`], a lone surrogate escape, a number overflowing a double, an object the query can
+//! look into with a repeated key (`JSON.parse` keeps the last value at the first place), or an answer of 4 GiB or
+//! more. (A repeated key deeper down changes no selection; a match holding one is parsed, and so printed, as the
+//! full read prints it. Only the budget counts such a member once more.)
 
 use super::walk::Kind;
 use super::MAX_QUERY_DEPTH;

@@ -70,7 +70,10 @@ fn leaves_to_the_full_read_what_it_reads_differently() {
 fn a_tape_within_a_reach_counts_every_value_and_records_fewer() {
   let text = r#"{"a":[{"k":1,"deep":{"x":[1,2,{"y":3}]}},{"k":2,"deep":{"x":[],"x":1}}],"b":"s"}"#;
   let whole = Tape::build(text);
-  assert!(whole.is_none(), "a repeated key deep down sends the whole tape to the full read");
+  assert!(
+    whole.is_none(),
+    "a repeated key deep down sends the whole tape to the full read"
+  );
   let within = Tape::build_reaching(text, Some(3)).expect("the repeated key is below the reach");
   let value: Value = serde_json::from_str(text).expect("JSON");
   // Every value is counted (the repeated one too), only those within the reach have entries.
