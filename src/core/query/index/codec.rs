@@ -29,13 +29,7 @@ pub(super) fn encode(out: &mut Vec<u8>, node: &Node) {
       put(out, *start);
       put(out, *end);
       put(out, *len);
-      put(out, checkpoints.len() as u64);
-      let (mut item, mut byte) = (0, *start);
-      for &(next_item, next_byte) in checkpoints {
-        put(out, next_item - item);
-        put(out, next_byte - byte);
-        (item, byte) = (next_item, next_byte);
-      }
+      put_checkpoints(out, *start, checkpoints);
       put(out, children.len() as u64);
       for (index, child) in children {
         put(out, *index);

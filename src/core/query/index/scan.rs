@@ -221,14 +221,8 @@ impl Scan<'_> {
         children.push((len, child));
       }
       len += 1;
-      self.blank();
-      match self.peek()? {
-        b',' => self.at += 1,
-        b']' => {
-          self.at += 1;
-          break;
-        }
-        _ => return None,
+      if self.closed(b']')? {
+        break;
       }
     }
     if self.at - start <= self.settings.min_span {
@@ -242,6 +236,17 @@ impl Scan<'_> {
       checkpoints,
       children,
     }))
+  }
+
+  /// Past the comma after an item or member (`false`), or past the container's `close` (`true`).
+  fn closed(&mut self, close: u8) -> Option<bool> {
+    self.blank();
+    let byte = self.peek()?;
+    if byte != b',' && byte != close {
+      return None;
+    }
+    self.at += 1;
+    Some(byte == close)
   }
 
   fn object(&mut self, depth: usize) -> Option<Option<Node>> {
@@ -276,14 +281,8 @@ impl Scan<'_> {
           children.push((name, child));
         }
       }
-      self.blank();
-      match self.peek()? {
-        b',' => self.at += 1,
-        b'}' => {
-          self.at += 1;
-          break;
-        }
-        _ => return None,
+      if self.closed(b'}')? {
+        break;
       }
     }
     if self.at - start <= self.settings.min_span || children.is_empty() {
