@@ -25,26 +25,12 @@ pub async fn query_stored(
   owner: &Owner,
   threshold_bytes: usize,
 ) -> CoreResult<String> {
-  if let Some(index) = store.read_index(&args.handle, owner).await? {
-    if let Some(read) = plan(&index, &args) {
-      let fragment = store
-        .read_range(&args.handle, owner, read.start, read.end)
-        .await?
-        .ok_or_else(handle_not_found)?;
-      let indexed = if fragment.len() <= INLINE_FRAGMENT_BYTES {
-        answer_range(&read, &fragment, &args, threshold_bytes)
-      } else {
-        let args = args.clone();
-        tokio::task::spawn_blocking(move || answer_range(&read, &fragment, &args, threshold_bytes))
-          .await
-          .map_err(|_| CoreError::internal("The query failed inside the engine."))?
-      };
-      if let Some(outcome) = indexed {
-        return outcome;
-      }
-    }
-  }
-  if let Some(outcome) = answer_kept_page(store, &args, owner, threshold_bytes).await? {
+  // The index covers singular paths only, the kept match pages JSONPath queries only: one store read each way.
+  let shortcut = match args.path.parsed() {
+    ParsedPath::Steps(_) => answer_indexed(store, &args, owner, threshold_bytes).await?,
+    ParsedPath::Query { .. } => answer_kept_page(store, &args, owner, threshold_bytes).await?,
+  };
+  if let Some(outcome) = shortcut {
     return outcome;
   }
   let answer = store
@@ -72,6 +58,33 @@ pub async fn query_stored(
     }
   }
   outcome
+}
+
+/// Answers a singular path from the byte range the path index names for it. `None` when there is no index or it
+/// does not cover the path and window (or the range is not what it promised).
+async fn answer_indexed(
+  store: &HandleStore,
+  args: &QueryArgs,
+  owner: &Owner,
+  threshold_bytes: usize,
+) -> CoreResult<Option<CoreResult<String>>> {
+  let Some(index) = store.read_index(&args.handle, owner).await? else {
+    return Ok(None);
+  };
+  let Some(read) = plan(&index, args) else {
+    return Ok(None);
+  };
+  let fragment = store
+    .read_range(&args.handle, owner, read.start, read.end)
+    .await?
+    .ok_or_else(handle_not_found)?;
+  if fragment.len() <= INLINE_FRAGMENT_BYTES {
+    return Ok(answer_range(&read, &fragment, args, threshold_bytes));
+  }
+  let args = args.clone();
+  tokio::task::spawn_blocking(move || answer_range(&read, &fragment, &args, threshold_bytes))
+    .await
+    .map_err(|_| CoreError::internal("The query failed inside the engine."))
 }
 
 /// Answers a page of a JSONPath query whose match spans this store kept: reads only the byte range that holds the
