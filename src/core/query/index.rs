@@ -13,7 +13,7 @@
 //! [`answer_range`] answers from that range alone, through the same answer writer as [`super::run_query`], so the
 //! two routes give byte-identical answers. Everything the index does not cover (queries that can match several
 //! nodes, objects, small or deep nodes, missing paths, unknown index versions) returns `None`: the caller reads
-//! the whole answer as before. [`query_stored`] puts the two routes together over a [`HandleStore`].
+//! the whole answer as before. [`query_stored`] puts the routes together over a `HandleStore`.
 //!
 //! Encoding (all integers unsigned LEB128): `"RHIX" ‖ version 0x01 ‖ answer length ‖ node`, where a node is
 //! `0x01 ‖ start ‖ end ‖ length ‖ n ‖ n × (item delta, byte delta) ‖ m ‖ m × (index, node)` for an array and

@@ -1,6 +1,6 @@
-//! `result_query` over a [`HandleStore`]: the path index route (the index and one byte range), then the kept
-//! match pages of a recent JSONPath query (one byte range), then the whole answer read, decrypted and queried off
-//! the JS thread (keeping its match spans for the next pages).
+//! `result_query` over a [`HandleStore`]: a singular path through the path index (the index and one byte range),
+//! a JSONPath query through the kept match pages of the same query (one byte range); else the whole answer read,
+//! decrypted and queried off the JS thread (keeping a JSONPath query's match spans for the next pages).
 
 use std::sync::Arc;
 

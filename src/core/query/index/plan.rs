@@ -146,7 +146,7 @@ fn range(
 }
 
 /// Answers `args` from the bytes `plan` named; `None` when they are not what the index promised (then read it
-/// all). Same answers, byte for byte, as [`run_query`] over the whole answer.
+/// all). Same answers, byte for byte, as [`run_query`](crate::core::query::run_query) over the whole answer.
 pub fn answer_range(
   read: &IndexedRead,
   fragment: &[u8],
