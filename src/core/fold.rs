@@ -8,7 +8,7 @@
 mod canonical;
 mod js;
 mod render;
-pub(crate) mod scan;
+mod scan;
 mod skeleton;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};

@@ -803,14 +803,6 @@ fn profile_multi() {
   time("serde IgnoredAny", &mut || {
     serde_json::from_str::<serde::de::IgnoredAny>(&text).map_or(0, |_| 1)
   });
-  time("fold scanner events", &mut || {
-    let mut s = crate::core::fold::scan::Scanner::new(&text);
-    let mut n = 0;
-    while let Ok(Some(_)) = s.next_event() {
-      n += 1;
-    }
-    n
-  });
   use crate::core::query::index::{build_index, build_index_of_raw_value, IndexSettings};
   time("path index: own scan + serde grammar check", &mut || {
     build_index(&text, IndexSettings::DEFAULT).map_or(0, |i| i.len())
