@@ -1,22 +1,22 @@
-// The fit's JS fast path (lib/core/result-handles.core.ts) against the engine's exact rule: an answer the core sends
+// The fit's JS fast path (lib/host/pipeline.ts) against the engine's exact rule: an answer the core sends
 // on without a native call must be one the engine, given the whole CallToolResult, would not fold either; and an
 // answer handed over split must fold exactly as the whole result does.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { type OpenedEngine, openEngine, prepareOptions } from '../lib/core/engine';
-import { ResultHandlesCore } from '../lib/core/result-handles.core';
+import { type OpenedEngine, openEngine, prepareOptions } from '../lib/host/open-engine';
+import { HostPipeline } from '../lib/host/pipeline';
 
 const THRESHOLD = 1024;
 const OWNER = { session: 'fast-path-session' };
 const call = { toolName: 't', fullName: 't', request: {}, owner: OWNER };
 
 let engine: OpenedEngine;
-let core: ResultHandlesCore;
+let core: HostPipeline;
 
 beforeAll(async () => {
   const prepared = prepareOptions({ thresholdBytes: THRESHOLD, storage: { type: 'memory' } });
   engine = await openEngine(prepared);
-  core = new ResultHandlesCore(async () => engine, { thresholdBytes: THRESHOLD }, { warn: () => {} });
+  core = new HostPipeline(async () => engine, { thresholdBytes: THRESHOLD }, { warn: () => {} });
 });
 
 afterAll(async () => {

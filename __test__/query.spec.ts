@@ -315,7 +315,7 @@ describe('validateQueryArgs', () => {
 
 describe('a malformed path', () => {
   it('fails with RESULT_PATH_NOT_FOUND before the store is read, even for an unknown handle', async () => {
-    const { openEngine, prepareOptions } = await import('../lib/core/engine');
+    const { openEngine, prepareOptions } = await import('../lib/host/open-engine');
     const engine = await openEngine(prepareOptions({ thresholdBytes: 1024, storage: { type: 'memory' } }));
     try {
       // Reading the store would answer RESULT_HANDLE_NOT_FOUND for this handle: the path is refused first.

@@ -4,9 +4,11 @@
 
 mod engine;
 mod error;
+#[cfg(feature = "test-bindings")]
 mod fold;
 mod memory;
 mod options;
+#[cfg(feature = "test-bindings")]
 mod query;
 mod references;
 mod store;

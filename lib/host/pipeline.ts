@@ -193,11 +193,11 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
  *
  * @example
  * ```ts
- * const core = new ResultHandlesCore(() => engine, { foldPolicy }, console);
+ * const core = new HostPipeline(() => engine, { foldPolicy }, console);
  * const answer = await core.fit(result, { toolName, fullName: toolName, request, owner: { session } });
  * ```
  */
-export class ResultHandlesCore {
+export class HostPipeline {
   private engine: Promise<EngineLike> | undefined;
   private readonly warnings: Warnings;
   private readonly counters = new Stats();
