@@ -312,3 +312,21 @@ describe('validateQueryArgs', () => {
     expect(error).toMatchObject({ code: 'INVALID_INPUT', remedy: expect.stringContaining('not both') });
   });
 });
+
+describe('a malformed path', () => {
+  it('fails with RESULT_PATH_NOT_FOUND before the store is read, even for an unknown handle', async () => {
+    const { openEngine, prepareOptions } = await import('../lib/host/open-engine');
+    const engine = await openEngine(prepareOptions({ thresholdBytes: 1024, storage: { type: 'memory' } }));
+    try {
+      // Reading the store would answer RESULT_HANDLE_NOT_FOUND for this handle: the path is refused first.
+      for (const path of ['$[', '$.a[?@.b ==]', '/a/~2']) {
+        const args = JSON.stringify({ handle: 'never-issued', path });
+        await expect(engine.query(args, 'session-a')).rejects.toMatchObject({ code: 'RESULT_PATH_NOT_FOUND' });
+      }
+      const wellFormed = JSON.stringify({ handle: 'never-issued', path: '$.a[?@.b == 1]' });
+      await expect(engine.query(wellFormed, 'session-a')).rejects.toMatchObject({ code: 'RESULT_HANDLE_NOT_FOUND' });
+    } finally {
+      await engine.close();
+    }
+  });
+});

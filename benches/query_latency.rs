@@ -39,14 +39,14 @@ static ANSWER: LazyLock<Answer> = LazyLock::new(|| {
 
 /// `data.items` from offset 99 980: the last 20 items.
 fn dot_path() -> QueryArgs {
-  let mut args = QueryArgs::new("h", "data.items");
+  let mut args = QueryArgs::new("h", "data.items").expect("a valid path");
   args.offset = Some(99_980);
   args
 }
 
 /// `$.data.items[-20:]`, limit 20.
 fn json_path() -> QueryArgs {
-  let mut args = QueryArgs::new("h", "$.data.items[-20:]");
+  let mut args = QueryArgs::new("h", "$.data.items[-20:]").expect("a valid path");
   args.limit = Some(20);
   args
 }
@@ -65,13 +65,21 @@ fn main() {
   // Whether each cost-bound case was accepted or refused, said once before the timings.
   for query in ACCEPTED {
     let (count, levels) = accepted_case(query);
-    let accepted =
-      run_query_value(&chains(count, levels), &QueryArgs::new("h", query), 1 << 30).is_ok();
+    let accepted = run_query_value(
+      &chains(count, levels),
+      &QueryArgs::new("h", query).expect("a valid path"),
+      1 << 30,
+    )
+    .is_ok();
     println!("{query} on {count} chains x {levels}: accepted {accepted}");
   }
   for query in REFUSED {
-    let refused =
-      run_query_value(&chains(2000, 120), &QueryArgs::new("h", query), 1 << 30).is_err();
+    let refused = run_query_value(
+      &chains(2000, 120),
+      &QueryArgs::new("h", query).expect("a valid path"),
+      1 << 30,
+    )
+    .is_err();
     println!("{query} on 2000 chains x 120: refused {refused}");
   }
   divan::main();
@@ -173,7 +181,7 @@ fn accepted_case(query: &str) -> (usize, usize) {
 fn cost_bound_accepted(bencher: Bencher, query: &str) {
   let (count, levels) = accepted_case(query);
   let doc = chains(count, levels);
-  let args = QueryArgs::new("h", query);
+  let args = QueryArgs::new("h", query).expect("a valid path");
   bencher.bench(|| answer_len(run_query_value(black_box(&doc), &args, 1 << 30)));
 }
 
@@ -181,6 +189,6 @@ fn cost_bound_accepted(bencher: Bencher, query: &str) {
 #[divan::bench(args = REFUSED, sample_count = 10)]
 fn cost_bound_refused(bencher: Bencher, query: &str) {
   let doc = chains(2000, 120);
-  let args = QueryArgs::new("h", query);
+  let args = QueryArgs::new("h", query).expect("a valid path");
   bencher.bench(|| answer_len(run_query_value(black_box(&doc), &args, 1 << 30)));
 }

@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 use serde_json_path::JsonPath;
 
 fn read(doc: &Value, path: &str) -> Result<Value, (ErrorCode, Option<String>)> {
-  let mut args = QueryArgs::new("h", path);
+  let mut args = QueryArgs::new("h", path).map_err(|error| (error.code, error.remedy))?;
   args.limit = Some(MAX_LIMIT);
   let text = serde_json::to_string(doc).expect("serializable");
   let by_text = run_query(text.as_bytes(), &args, usize::MAX);

@@ -1131,7 +1131,7 @@ mod tests {
       if !passes {
         // Kept as it is, it reads back at its deepest point.
         let path = format!("{}leaf", "a.".repeat(depth - 1));
-        let mut args = QueryArgs::new("h", &path);
+        let mut args = QueryArgs::new("h", &path).expect("a valid path");
         args.limit = Some(3);
         let answer = run_query(json.as_bytes(), &args, 1024).expect("reads");
         assert!(answer.contains(r#""value":"xxx""#), "{answer}");

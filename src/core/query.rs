@@ -21,7 +21,9 @@ mod json;
 mod node;
 mod pages;
 mod path;
+mod reach;
 mod seek;
+mod stored;
 mod tape;
 mod turns;
 mod walk;
@@ -38,7 +40,9 @@ use seek::{seek, Terminal};
 use tape::{Tape, TapeNode};
 use walk::{unreadable, walk, Doc, Kind, Walked};
 
-pub use args::{parse_query_args, QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT};
+pub use args::{
+  parse_query_args, QueryArgs, QueryPath, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT, MAX_LIMIT,
+};
 pub(crate) use json::{write_str, write_value};
 pub use node::node_json;
 pub use pages::MatchPages;
@@ -78,7 +82,7 @@ pub fn run_query(
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> CoreResult<String> {
-  let (_, parsed) = parse_path(&args.path)?;
+  let parsed = args.path.parsed();
   let text = std::str::from_utf8(answer_json).map_err(|_| {
     CoreError::new(
       ErrorCode::InvalidInput,
@@ -90,14 +94,13 @@ pub fn run_query(
   })?;
   match query_text(text, parsed, args, threshold_bytes) {
     Err(error) if error.code == ErrorCode::InvalidInput => {
-      if let Some((stood_in, lone)) = json::LoneSurrogates::stand_in(text, &args.path) {
+      if let Some((stood_in, lone)) = json::LoneSurrogates::stand_in(text, args.path.text()) {
         // Each surrogate is written back 3 bytes longer than its stand-in: keep that room under the threshold.
         let room = threshold_bytes.saturating_sub(lone.count.saturating_mul(3));
-        return query_text(&stood_in, parse_path(&args.path)?.1, args, room)
-          .map(|answer| lone.restore(&answer));
+        return query_text(&stood_in, parsed, args, room).map(|answer| lone.restore(&answer));
       }
       match json::replace_lone_surrogates(text) {
-        Some(repaired) => query_text(&repaired, parse_path(&args.path)?.1, args, threshold_bytes),
+        Some(repaired) => query_text(&repaired, parsed, args, threshold_bytes),
         None => Err(error),
       }
     }
@@ -107,12 +110,12 @@ pub fn run_query(
 
 fn query_text(
   text: &str,
-  parsed: ParsedPath,
+  parsed: &ParsedPath,
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> CoreResult<String> {
   match parsed {
-    ParsedPath::Steps(steps) => match seek(text, &steps).map_err(unreadable)? {
+    ParsedPath::Steps(steps) => match seek(text, steps).map_err(unreadable)? {
       Some((terminal, elements)) => {
         let path = normalized_path(&elements);
         match terminal {
@@ -139,20 +142,20 @@ fn query_text(
           ),
         }
       }
-      None => nothing_at(text, &steps),
+      None => nothing_at(text, steps),
     },
     ParsedPath::Query {
       query,
       text: query_text,
     } => {
-      if let Some(tape) = Tape::build(text) {
-        let texts = select_on_tape(&tape, &query)?;
-        return answer_matches(&query_text, texts, args, threshold_bytes);
+      if let Some(tape) = tape_for(text, query) {
+        let texts = select_on_tape(&tape, query)?;
+        return answer_matches(query_text, texts, args, threshold_bytes);
       }
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
-      let matches = select_in_value(&query, &value)?;
+      let matches = select_in_value(query, &value)?;
       answer(
-        &query_text,
+        query_text,
         Target::List(Items::Refs(&matches)),
         Kind::Array,
         args,
@@ -180,9 +183,8 @@ pub fn run_query_value(
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> CoreResult<String> {
-  let (_, parsed) = parse_path(&args.path)?;
-  match parsed {
-    ParsedPath::Steps(steps) => match walk(answer_value, &steps)? {
+  match args.path.parsed() {
+    ParsedPath::Steps(steps) => match walk(answer_value, steps)? {
       Walked::Found { node, elements } => {
         let path = normalized_path(&elements);
         let target = match node {
@@ -195,9 +197,9 @@ pub fn run_query_value(
       Walked::Missing { parent, elements } => Err(not_found(parent, &elements)?),
     },
     ParsedPath::Query { query, text } => {
-      let matches = select_in_value(&query, answer_value)?;
+      let matches = select_in_value(query, answer_value)?;
       answer(
-        &text,
+        text,
         Target::List(Items::Refs(&matches)),
         Kind::Array,
         args,
@@ -240,19 +242,16 @@ pub(crate) fn run_query_keeping_spans(
   threshold_bytes: usize,
 ) -> (CoreResult<String>, Option<QuerySpans>) {
   let through_tape = || {
-    let (
-      _,
-      ParsedPath::Query {
-        query,
-        text: query_text,
-      },
-    ) = parse_path(&args.path).ok()?
+    let ParsedPath::Query {
+      query,
+      text: query_text,
+    } = args.path.parsed()
     else {
       return None;
     };
     let text = std::str::from_utf8(answer_json).ok()?;
-    let tape = Tape::build(text)?;
-    let texts = match select_on_tape(&tape, &query) {
+    let tape = tape_for(text, query)?;
+    let texts = match select_on_tape(&tape, query) {
       Ok(texts) => texts,
       Err(error) => return Some((Err(error), None)),
     };
@@ -263,10 +262,15 @@ pub(crate) fn run_query_keeping_spans(
         (start, start + node.len() as u32)
       })
       .collect();
-    let outcome = answer_matches(&query_text, texts, args, threshold_bytes);
-    Some((outcome, Some((query_text, spans))))
+    let outcome = answer_matches(query_text, texts, args, threshold_bytes);
+    Some((outcome, Some((query_text.clone(), spans))))
   };
   through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
+}
+
+/// The tape of `text` as deep as `query` looks; `None` when the full read must answer (see `tape`).
+fn tape_for<'t>(text: &'t str, query: &serde_json_path::JsonPath) -> Option<Tape<'t>> {
+  Tape::build_reaching(text, reach::reach(spec_query(query)))
 }
 
 /// The nodes `query` selects on the tape of an answer's text, as their JSON text.
@@ -282,7 +286,7 @@ fn select_on_tape<'t>(
 /// The nodes `query` selects in an answer's text, parsed: through the tape when it reads the text, else from the
 /// whole answer parsed.
 fn select_values(text: &str, query: &serde_json_path::JsonPath) -> CoreResult<Vec<Value>> {
-  match Tape::build(text) {
+  match tape_for(text, query) {
     Some(tape) => select_on_tape(&tape, query)?
       .into_iter()
       .map(|node| serde_json::from_str(node).map_err(unreadable))

@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::options::{HandleReferenceLimits, HandleReferences};
-use crate::core::query::{handle_not_found, node_json, parse_query_args, write_str, write_value};
+use crate::core::query::{
+  handle_not_found, node_json, parse_query_args, write_str, write_value, QueryPath,
+};
 use crate::core::store::{HandleStore, Owner};
 
 /// The key that marks a reference.
@@ -24,7 +26,7 @@ pub const REFERENCE_KEY: &str = "$resultHandle";
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Reference {
   handle: String,
-  path: String,
+  path: QueryPath,
 }
 
 /// The handle and path of `value` when it has the exact shape of a reference.

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::json::{write_str, MAX_SAFE_INTEGER};
+use super::path::{parse_path, ParsedPath, PathForm};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
 /// Items a list answer holds when `limit` is not given.
@@ -12,13 +13,54 @@ pub const DEFAULT_STRING_LIMIT: usize = 2000;
 /// The largest `limit`.
 pub const MAX_LIMIT: usize = 100_000;
 
+/// A `path` argument, read once: its text as given, its form, and what it asks for. Every reader of a query
+/// (the path index planner, the kept match pages, the full read) uses this one reading.
+#[derive(Debug, Clone)]
+pub struct QueryPath {
+  text: String,
+  form: PathForm,
+  parsed: ParsedPath,
+}
+
+impl QueryPath {
+  /// Reads `text`; RESULT_PATH_NOT_FOUND when it is no path form at all.
+  pub fn parse(text: impl Into<String>) -> CoreResult<Self> {
+    let text = text.into();
+    let (form, parsed) = parse_path(&text)?;
+    Ok(Self { text, form, parsed })
+  }
+
+  /// The path as given.
+  pub fn text(&self) -> &str {
+    &self.text
+  }
+
+  /// How the path is read.
+  pub fn form(&self) -> PathForm {
+    self.form
+  }
+
+  pub(crate) fn parsed(&self) -> &ParsedPath {
+    &self.parsed
+  }
+}
+
+/// Two readings of the same text are the same reading.
+impl PartialEq for QueryPath {
+  fn eq(&self, other: &Self) -> bool {
+    self.text == other.text
+  }
+}
+
+impl Eq for QueryPath {}
+
 /// Validated `result_query` arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryArgs {
   /// The handle of a kept answer (checked by the store, not here).
   pub handle: String,
-  /// The path to read; `$` when not given.
-  pub path: String,
+  /// The path to read, parsed; `$` when not given.
+  pub path: QueryPath,
   /// First item or character to read.
   pub offset: Option<u64>,
   /// Items or characters to read: 1..=100000.
@@ -30,16 +72,16 @@ pub struct QueryArgs {
 }
 
 impl QueryArgs {
-  /// Arguments reading `path` of `handle` from the start.
-  pub fn new(handle: impl Into<String>, path: impl Into<String>) -> Self {
-    Self {
+  /// Arguments reading `path` of `handle` from the start; RESULT_PATH_NOT_FOUND when `path` is no path form.
+  pub fn new(handle: impl Into<String>, path: &str) -> CoreResult<Self> {
+    Ok(Self {
       handle: handle.into(),
-      path: path.into(),
+      path: QueryPath::parse(path)?,
       offset: None,
       limit: None,
       page: None,
       fields: None,
-    }
+    })
   }
 
   /// The arguments as JSON, with the default path filled in and absent ones left out.
@@ -47,7 +89,7 @@ impl QueryArgs {
     let mut out = String::from("{\"handle\":");
     write_str(&mut out, &self.handle);
     out.push_str(",\"path\":");
-    write_str(&mut out, &self.path);
+    write_str(&mut out, self.path.text());
     for (name, value) in [
       ("offset", self.offset),
       ("limit", self.limit.map(|l| l as u64)),
@@ -79,7 +121,8 @@ fn invalid(message: impl Into<String>, remedy: impl Into<String>) -> CoreError {
 /// Validates `result_query` arguments as the tool receives them (a JSON object).
 ///
 /// `null` counts as absent. Unknown keys are ignored, as the TS plugin's schema ignores them. Every problem is an
-/// INVALID_INPUT naming the argument and its allowed range.
+/// INVALID_INPUT naming the argument and its allowed range; a path that is no path form at all is
+/// RESULT_PATH_NOT_FOUND, found here, before any store is read.
 pub fn parse_query_args(args: &Value) -> CoreResult<QueryArgs> {
   let Some(object) = args.as_object() else {
     return Err(invalid(
@@ -97,8 +140,8 @@ pub fn parse_query_args(args: &Value) -> CoreResult<QueryArgs> {
     }
   };
   let path = match present(object, "path") {
-    None => "$".to_string(),
-    Some(Value::String(path)) => path.clone(),
+    None => "$",
+    Some(Value::String(path)) => path.as_str(),
     Some(_) => {
       return Err(invalid(
         "path must be a string.",
@@ -115,6 +158,7 @@ pub fn parse_query_args(args: &Value) -> CoreResult<QueryArgs> {
       "Pass either offset (the first item or character to read) or page (from 1, in steps of limit), not both.",
     ));
   }
+  let path = QueryPath::parse(path)?;
   let fields = match present(object, "fields") {
     None => None,
     Some(Value::Array(items)) if !items.is_empty() => Some(
@@ -187,7 +231,7 @@ mod tests {
   fn defaults_and_normal_form() {
     let args =
       parse_query_args(&json!({"handle": "h", "extra": true, "offset": null})).expect("valid");
-    assert_eq!(args, QueryArgs::new("h", "$"));
+    assert_eq!(Ok(args.clone()), QueryArgs::new("h", "$"));
     assert_eq!(args.to_json(), r#"{"handle":"h","path":"$"}"#);
     let args = parse_query_args(
       &json!({"handle": "h", "path": "a", "page": 2.0, "limit": 5, "fields": ["__proto__"]}),

@@ -9,40 +9,32 @@
 //!   so no query runs for long whatever its shape (descendants inside filters, filters side by side, regexes);
 //! - regexes compiled once per query (not once per node), with size limits: a pattern over them refuses the query.
 
-use std::borrow::Cow;
-use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use regex::{Regex, RegexBuilder};
-use serde_json::{Number, Value};
 use serde_json_path_core::spec::functions::{FunctionExpr, FunctionExprArg, Validated};
 use serde_json_path_core::spec::integer::Integer;
 use serde_json_path_core::spec::query::{Query, QueryKind};
 use serde_json_path_core::spec::segment::{QuerySegment, QuerySegmentKind, Segment};
 use serde_json_path_core::spec::selector::filter::{
-  BasicExpr, Comparable, ComparisonExpr, ComparisonOperator, Literal, LogicalOrExpr, SingularQuery,
+  BasicExpr, Comparable, ComparisonExpr, ComparisonOperator, LogicalOrExpr, SingularQuery,
   SingularQueryKind, SingularQuerySegment,
 };
 use serde_json_path_core::spec::selector::slice::Slice;
 use serde_json_path_core::spec::selector::Selector;
 
 use super::walk::Kind;
-use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::error::CoreResult;
+use atom::{comparison_side, nodes_len, operand_atom, Operand, Side};
+use budget::{regex_too_large, too_many_regexes, REGEX_DFA_SIZE_LIMIT};
 
-/// Work units one query may spend on top of [`BUDGET_PER_NODE`] per node of the answer: well under a second of
-/// CPU on a release build (measured: see the README's "Query cost"), whatever the answer.
-pub(crate) const BASE_BUDGET: u64 = 12_000_000;
+mod atom;
+mod budget;
+mod value;
 
-/// Work units allowed per node of the answer, so that a query that reads the answer a few times over (`$..*`,
-/// a filter on every node) always runs, however large the answer.
-pub(crate) const BUDGET_PER_NODE: u64 = 8;
-
-/// Largest compiled regex (`match` / `search`) a query may use, and the lazy DFA's cache per regex.
-pub(crate) const REGEX_SIZE_LIMIT: usize = 1 << 20;
-const REGEX_DFA_SIZE_LIMIT: usize = 2 << 20;
-
-/// Distinct regex patterns one query may compile (patterns read from the answer are each compiled once).
-pub(crate) const MAX_REGEXES: usize = 256;
+pub(crate) use atom::Atom;
+pub(crate) use budget::{Budget, MAX_REGEXES, REGEX_SIZE_LIMIT};
+pub(crate) use value::count_nodes;
 
 /// A node of the answer the evaluator can look into. Objects read as `JSON.parse` reads them: a repeated key keeps
 /// its first place and its last value.
@@ -58,159 +50,19 @@ pub(crate) trait Node<'a>: Copy {
   fn length(self) -> usize;
   /// The node as a comparison operand.
   fn atom(self) -> CoreResult<Atom<'a>>;
-}
-
-/// A value being compared: scalars read in place, containers built.
-#[derive(Debug)]
-pub(crate) enum Atom<'a> {
-  Null,
-  Bool(bool),
-  Number(Number),
-  Str(Cow<'a, str>),
-  Tree(Cow<'a, Value>),
-}
-
-impl Atom<'_> {
-  fn of_value(value: &Value) -> Atom<'_> {
-    match value {
-      Value::Null => Atom::Null,
-      Value::Bool(b) => Atom::Bool(*b),
-      Value::Number(n) => Atom::Number(n.clone()),
-      Value::String(s) => Atom::Str(Cow::Borrowed(s)),
-      other => Atom::Tree(Cow::Borrowed(other)),
-    }
+  /// The node, then each child's subtree in order (pre-order, what a descendant segment visits).
+  fn preorder(self) -> impl Iterator<Item = Self> {
+    // A stack instead of recursion: children are pushed last first, so the first child's whole subtree comes
+    // off the stack before the second child.
+    let mut stack = vec![self];
+    std::iter::from_fn(move || {
+      let node = stack.pop()?;
+      let before = stack.len();
+      node.children(&mut stack);
+      stack[before..].reverse();
+      Some(node)
+    })
   }
-
-  fn of_literal(literal: &Literal) -> Atom<'_> {
-    match literal {
-      Literal::Number(n) => Atom::Number(n.clone()),
-      Literal::String(s) => Atom::Str(Cow::Borrowed(s)),
-      Literal::Bool(b) => Atom::Bool(*b),
-      Literal::Null => Atom::Null,
-    }
-  }
-
-  /// JSON type, telling arrays from objects.
-  fn type_rank(&self) -> u8 {
-    match self {
-      Atom::Null => 0,
-      Atom::Bool(_) => 1,
-      Atom::Number(_) => 2,
-      Atom::Str(_) => 3,
-      Atom::Tree(tree) if tree.is_array() => 4,
-      Atom::Tree(_) => 5,
-    }
-  }
-
-  fn equals(&self, other: &Atom) -> bool {
-    match (self, other) {
-      (Atom::Number(a), Atom::Number(b)) => number_order(a, b) == Some(Ordering::Equal),
-      (Atom::Null, Atom::Null) => true,
-      (Atom::Bool(a), Atom::Bool(b)) => a == b,
-      (Atom::Str(a), Atom::Str(b)) => a == b,
-      (Atom::Tree(a), Atom::Tree(b)) => a == b,
-      _ => false,
-    }
-  }
-
-  fn less_than(&self, other: &Atom) -> bool {
-    match (self, other) {
-      (Atom::Number(a), Atom::Number(b)) => number_order(a, b) == Some(Ordering::Less),
-      (Atom::Str(a), Atom::Str(b)) => a < b,
-      _ => false,
-    }
-  }
-
-  /// A value used as a test (`?value(@.a)`): false for null, false, and the integer 0.
-  fn truthy(&self) -> bool {
-    match self {
-      Atom::Null => false,
-      Atom::Bool(b) => *b,
-      Atom::Number(n) => *n != Number::from(0),
-      _ => true,
-    }
-  }
-}
-
-/// Numbers compared as `serde_json_path` compares them: as doubles when both are, else as integers.
-fn number_order(a: &Number, b: &Number) -> Option<Ordering> {
-  if let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) {
-    x.partial_cmp(&y)
-  } else if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
-    Some(x.cmp(&y))
-  } else if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
-    Some(x.cmp(&y))
-  } else {
-    None
-  }
-}
-
-/// What a function argument or a comparable evaluates to.
-enum Operand<'a, N> {
-  Nodes(Vec<N>),
-  Logical(bool),
-  Node(N),
-  Value(Atom<'a>),
-  Nothing,
-}
-
-/// Work left for one query, and what it has spent.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Budget {
-  pub limit: u64,
-  pub spent: u64,
-}
-
-impl Budget {
-  /// The budget for an answer of `nodes` nodes (values at any depth, the root included).
-  pub(crate) fn for_nodes(nodes: u64) -> Self {
-    Budget {
-      limit: BASE_BUDGET.saturating_add(BUDGET_PER_NODE.saturating_mul(nodes)),
-      spent: 0,
-    }
-  }
-
-  fn spend(&mut self, units: u64) -> CoreResult<()> {
-    self.spent = self.spent.saturating_add(units);
-    if self.spent > self.limit {
-      return Err(too_costly(self.limit));
-    }
-    Ok(())
-  }
-}
-
-fn too_costly(limit: u64) -> CoreError {
-  CoreError::new(
-    ErrorCode::InvalidInput,
-    format!(
-      "path is too costly for this answer: evaluating it took more than its budget of {limit} steps (nodes \
-       visited, plus characters searched by regexes), and was stopped."
-    ),
-  )
-  .with_remedy(
-    "Use a more specific path: name the list to search (`$.orders[?@.total > 10]`) instead of `$..`, use no `..` \
-     inside filters (test a named child such as `@.c` instead of `@..c`), use fewer filters side by side and \
-     simpler regexes, or query a narrower part of the answer and page through it.",
-  )
-}
-
-fn regex_too_large(pattern_len: usize) -> CoreError {
-  CoreError::new(
-    ErrorCode::InvalidInput,
-    format!(
-      "path holds a regex (match or search, {pattern_len} characters) that compiles to more than the \
-       {REGEX_SIZE_LIMIT}-byte limit."
-    ),
-  )
-  .with_remedy("Use a shorter regex without large counted repetitions (`a{1000}`) or long alternations.")
-}
-
-fn too_many_regexes() -> CoreError {
-  CoreError::new(
-    ErrorCode::InvalidInput,
-    format!("path compares against more than {MAX_REGEXES} different regexes."),
-  )
-  .with_remedy("Use regex literals in match and search, not patterns read from the answer.")
 }
 
 /// One evaluation of one query: the root, the budget, and the regexes compiled so far.
@@ -262,15 +114,12 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     if segment.kind == QuerySegmentKind::Child {
       return self.segment(&segment.segment, node, out);
     }
-    // The node, then each child's subtree in order (pre-order), with a stack instead of recursion: children are
-    // pushed last first, so the first child's whole subtree comes off the stack before the second child.
-    let mut stack = vec![node];
-    while let Some(next) = stack.pop() {
+    // Each node under `node` costs one unit (as a child listed), besides what the segment costs on it.
+    for (i, next) in node.preorder().enumerate() {
+      if i > 0 {
+        self.budget.spend(1)?;
+      }
       self.segment(&segment.segment, next, out)?;
-      let before = stack.len();
-      next.children(&mut stack);
-      self.budget.spend((stack.len() - before) as u64)?;
-      stack[before..].reverse();
     }
     Ok(())
   }
@@ -524,53 +373,6 @@ impl<'a, N: Node<'a>> Evaluation<N> {
   }
 }
 
-fn nodes_len<N>(operand: &Operand<N>) -> usize {
-  match operand {
-    Operand::Nodes(nodes) => nodes.len(),
-    Operand::Node(_) => 1,
-    _ => 0,
-  }
-}
-
-/// One side of a comparison.
-enum Side<'a> {
-  Value(Atom<'a>),
-  Nothing,
-  /// A node list or a logical value: equal to nothing, not even itself.
-  Other,
-}
-
-fn comparison_side<'o, 'a: 'o, N: Node<'a>>(operand: &'o Operand<'_, N>) -> CoreResult<Side<'o>> {
-  Ok(match operand {
-    Operand::Node(node) => Side::Value(node.atom()?),
-    Operand::Value(atom) => Side::Value(borrow_atom(atom)),
-    Operand::Nothing => Side::Nothing,
-    Operand::Nodes(_) | Operand::Logical(_) => Side::Other,
-  })
-}
-
-fn borrow_atom<'o>(atom: &'o Atom) -> Atom<'o> {
-  match atom {
-    Atom::Null => Atom::Null,
-    Atom::Bool(b) => Atom::Bool(*b),
-    Atom::Number(n) => Atom::Number(n.clone()),
-    Atom::Str(s) => Atom::Str(Cow::Borrowed(s.as_ref())),
-    Atom::Tree(t) => Atom::Tree(Cow::Borrowed(t.as_ref())),
-  }
-}
-
-/// The value a function argument stands for (RFC 9535 ValueType); `None` for nothing.
-fn operand_atom<'o, 'a: 'o, N: Node<'a>>(
-  operand: &'o Operand<'_, N>,
-) -> CoreResult<Option<Atom<'o>>> {
-  Ok(match operand {
-    Operand::Node(node) => Some(node.atom()?),
-    Operand::Value(atom) => Some(borrow_atom(atom)),
-    Operand::Nodes(nodes) if nodes.len() == 1 => Some(nodes[0].atom()?),
-    _ => None,
-  })
-}
-
 /// The spec's integers are within ±(2^53 − 1).
 fn integer(value: Integer) -> i64 {
   if value >= 0 {
@@ -607,54 +409,4 @@ fn slice_indexes(slice: &Slice, len: usize) -> Vec<usize> {
     }
   }
   out
-}
-
-/// Values in `root` at any depth, itself included (an explicit stack: answers may nest deep).
-pub(crate) fn count_nodes(root: &Value) -> u64 {
-  let mut nodes = 0u64;
-  let mut stack = vec![root];
-  while let Some(node) = stack.pop() {
-    nodes += 1;
-    match node {
-      Value::Array(items) => stack.extend(items.iter()),
-      Value::Object(map) => stack.extend(map.values()),
-      _ => {}
-    }
-  }
-  nodes
-}
-
-impl<'v> Node<'v> for &'v Value {
-  fn kind(self) -> Kind {
-    crate::core::query::walk::Doc::kind(self)
-  }
-
-  fn children(self, out: &mut Vec<Self>) {
-    match self {
-      Value::Array(items) => out.extend(items.iter()),
-      Value::Object(map) => out.extend(map.values()),
-      _ => {}
-    }
-  }
-
-  fn member(self, key: &str) -> Option<Self> {
-    self.as_object().and_then(|map| map.get(key))
-  }
-
-  fn item(self, index: usize) -> Option<Self> {
-    self.as_array().and_then(|items| items.get(index))
-  }
-
-  fn length(self) -> usize {
-    match self {
-      Value::Array(items) => items.len(),
-      Value::Object(map) => map.len(),
-      Value::String(text) => text.chars().count(),
-      _ => 0,
-    }
-  }
-
-  fn atom(self) -> CoreResult<Atom<'v>> {
-    Ok(Atom::of_value(self))
-  }
 }

@@ -5,8 +5,9 @@
 
 use serde_json::value::RawValue;
 
+use super::args::QueryPath;
 use super::json::{replace_lone_surrogates, write_str, write_value};
-use super::path::{parse_path, ParsedPath};
+use super::path::ParsedPath;
 use super::seek::{seek, Terminal};
 use super::walk::unreadable;
 use super::{nothing_at, select_values};
@@ -14,8 +15,8 @@ use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
 /// The node `path` names in the answer's JSON text (UTF-8), as JSON text. A JSONPath query that can select several
 /// nodes gives the list of its matches. RESULT_PATH_NOT_FOUND when the path names nothing.
-pub fn node_json(answer_json: &[u8], path: &str) -> CoreResult<String> {
-  let (_, parsed) = parse_path(path)?;
+pub fn node_json(answer_json: &[u8], path: &QueryPath) -> CoreResult<String> {
+  let parsed = path.parsed();
   let text = std::str::from_utf8(answer_json).map_err(|_| {
     CoreError::new(
       ErrorCode::InvalidInput,
@@ -25,21 +26,21 @@ pub fn node_json(answer_json: &[u8], path: &str) -> CoreResult<String> {
   })?;
   match node_in(text, parsed) {
     Err(error) if error.code == ErrorCode::InvalidInput => match replace_lone_surrogates(text) {
-      Some(repaired) => node_in(&repaired, parse_path(path)?.1),
+      Some(repaired) => node_in(&repaired, parsed),
       None => Err(error),
     },
     outcome => outcome,
   }
 }
 
-fn node_in(text: &str, parsed: ParsedPath) -> CoreResult<String> {
+fn node_in(text: &str, parsed: &ParsedPath) -> CoreResult<String> {
   match parsed {
     // The whole answer: its text is already what JSON.stringify printed.
     ParsedPath::Steps(steps) if steps.is_empty() => {
       serde_json::from_str::<&RawValue>(text).map_err(unreadable)?;
       Ok(text.to_string())
     }
-    ParsedPath::Steps(steps) => match seek(text, &steps).map_err(unreadable)? {
+    ParsedPath::Steps(steps) => match seek(text, steps).map_err(unreadable)? {
       Some((Terminal::Array(items), _)) => {
         let mut out =
           String::with_capacity(items.iter().map(|item| item.get().len() + 1).sum::<usize>() + 2);
@@ -63,11 +64,11 @@ fn node_in(text: &str, parsed: ParsedPath) -> CoreResult<String> {
         write_value(&mut out, &value, None);
         Ok(out)
       }
-      None => nothing_at(text, &steps),
+      None => nothing_at(text, steps),
     },
     ParsedPath::Query { query, .. } => {
       let mut out = String::from("[");
-      for (i, node) in select_values(text, &query)?.iter().enumerate() {
+      for (i, node) in select_values(text, query)?.iter().enumerate() {
         if i > 0 {
           out.push(',');
         }
@@ -85,6 +86,10 @@ mod tests {
 
   const ANSWER: &str =
     r#"{"orders":[{"id":1,"note":"a"},{"id":2,"note":"\u2028b"}],"n":1e+21,"s":"x\ud83d"}"#;
+
+  fn node_json(answer: &[u8], path: &str) -> CoreResult<String> {
+    super::node_json(answer, &QueryPath::parse(path)?)
+  }
 
   #[test]
   fn names_whole_nodes_in_every_path_form() {

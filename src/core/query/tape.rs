@@ -1,25 +1,28 @@
 //! The tape: where every value of the answer's JSON text starts and ends, in one flat list, so that a JSONPath
 //! query is evaluated over the text itself (see [`super::eval`]) without building a tree of the answer.
 //!
-//! One pass of the fold's scanner (which checks the grammar as `JSON.parse` does) writes one entry per value, in
-//! document order: its kind, its byte span, its key's span when it is an object member, and the entry just past
-//! its subtree. Nothing is decoded or allocated per value: a string is decoded only when a filter compares it,
-//! a number parsed only when compared, and a match is parsed only when it lands in the answer's window.
+//! One pass over the text (checking the grammar as `JSON.parse` does) writes one entry per value, in document
+//! order (pre-order): its kind, its byte span, its key's span when it is an object member, and the entry just
+//! past its subtree. Nothing is decoded or allocated per value: a string is decoded only when a filter compares
+//! it, a number parsed only when compared, and a match is parsed only when it lands in the answer's window.
+//! Values deeper than the query can look ([`super::reach`]) are checked and counted but get no entry: for
+//! `$.orders[?@.status=='open']` the members of each order are the deepest entries.
 //!
-//! [`Tape::build`] returns `None` for what the full read (serde_json) handles differently, so that the caller
-//! reads it that way and answers stay byte-identical: text that is not JSON, nesting deeper than
-//! [`super::MAX_QUERY_DEPTH`], a lone surrogate escape, an object with a repeated key (`JSON.parse` keeps the
-//! last value at the first place), or an answer of 4 GiB or more.
+//! [`Tape::build_reaching`] returns `None` for what the full read (serde_json) handles differently, so that the
+//! caller reads it that way and answers stay byte-identical: text that is not JSON, nesting deeper than
+//! [`super::MAX_QUERY_DEPTH`], a lone surrogate escape, a number overflowing a double, an object the query can
+//! look into with a repeated key (`JSON.parse` keeps the last value at the first place), or an answer of 4 GiB or
+//! more. (A repeated key deeper down changes no selection; a match holding one is parsed, and so printed, as the
+//! full read prints it. Only the budget counts such a member once more.)
 
-use std::borrow::Cow;
-
-use super::eval::{Atom, Node};
 use super::walk::Kind;
 use super::MAX_QUERY_DEPTH;
-use crate::core::error::{CoreError, CoreResult};
+use keys::has_repeated_key;
 
-/// Objects with more members than this are checked for repeated keys with a hash set, smaller ones pairwise.
-const PAIRWISE_KEYS: usize = 32;
+mod keys;
+mod node;
+
+pub(crate) use node::TapeNode;
 
 #[derive(Debug, Clone, Copy)]
 struct Entry {
@@ -42,23 +45,38 @@ struct Entry {
 pub(crate) struct Tape<'t> {
   text: &'t str,
   entries: Vec<Entry>,
+  /// Values in the answer, recorded or not.
+  nodes: u64,
 }
 
 impl<'t> Tape<'t> {
   /// The tape of `text`, or `None` when the full read must answer instead (see the module docs).
+  #[cfg(test)]
   pub(crate) fn build(text: &'t str) -> Option<Tape<'t>> {
+    Self::build_reaching(text, None)
+  }
+
+  /// [`Tape::build`], with entries only for values at most `reach` levels deep (the root is level 0; `None`: all
+  /// of them). Deeper values are checked the same way and counted in [`Tape::nodes`], but a container at level
+  /// `reach` lists no children: only a query that looks no deeper (see [`super::reach`]) may run on it.
+  pub(crate) fn build_reaching(text: &'t str, reach: Option<usize>) -> Option<Tape<'t>> {
     u32::try_from(text.len()).ok()?;
+    let reach = reach.unwrap_or(usize::MAX);
     let mut builder = Builder {
       bytes: text.as_bytes(),
       at: 0,
-      entries: Vec::with_capacity(text.len() / 8),
+      // About one value per 8 bytes of JSON, fewer when the deepest ones are not recorded.
+      entries: Vec::with_capacity(text.len() / if reach < 4 { 24 } else { 8 }),
       open: Vec::new(),
       key: None,
+      reach,
+      nodes: 0,
     };
     builder.document()?;
     Some(Tape {
       text,
       entries: builder.entries,
+      nodes: builder.nodes,
     })
   }
 
@@ -67,9 +85,9 @@ impl<'t> Tape<'t> {
     TapeNode { tape: self, at: 0 }
   }
 
-  /// Values in the answer, at any depth.
+  /// Values in the answer, at any depth (recorded or not).
   pub(crate) fn nodes(&self) -> u64 {
-    self.entries.len() as u64
+    self.nodes
   }
 }
 
@@ -91,10 +109,23 @@ struct Builder<'b> {
   at: usize,
   entries: Vec<Entry>,
   /// Open containers, innermost last.
-  open: Vec<u32>,
+  open: Vec<Open>,
   /// The key read for the next value: `(start, length, escaped)`.
   key: Option<(u32, u32, bool)>,
+  /// The deepest level recorded.
+  reach: usize,
+  /// Values read, recorded or not.
+  nodes: u64,
 }
+
+/// An open container: its entry ([`UNRECORDED`] below the reach), and whether it is an object.
+#[derive(Clone, Copy)]
+struct Open {
+  entry: u32,
+  object: bool,
+}
+
+const UNRECORDED: u32 = u32::MAX;
 
 impl Builder<'_> {
   fn blank(&mut self) {
@@ -113,12 +144,14 @@ impl Builder<'_> {
       self.value()?;
       // Close containers and read separators until another value is due.
       loop {
-        let Some(&parent) = self.open.last() else {
+        let Some(&Open {
+          object: in_object, ..
+        }) = self.open.last()
+        else {
           self.blank();
           return (self.at == self.bytes.len()).then_some(());
         };
         self.blank();
-        let in_object = self.entries[parent as usize].kind == Kind::Object;
         match (self.peek()?, in_object) {
           (b',', _) => {
             self.at += 1;
@@ -151,10 +184,18 @@ impl Builder<'_> {
     Some(())
   }
 
+  /// Counts a value and records it when it is within the reach; its entry, or [`UNRECORDED`].
   fn push(&mut self, kind: Kind, start: usize, escaped: bool) -> u32 {
+    self.nodes += 1;
     let (key_start, key_len, key_escaped) = self.key.take().unwrap_or((0, 0, false));
-    if let Some(&parent) = self.open.last() {
-      self.entries[parent as usize].count += 1;
+    if let Some(parent) = self.open.last() {
+      if parent.entry == UNRECORDED {
+        return UNRECORDED;
+      }
+      self.entries[parent.entry as usize].count += 1;
+    }
+    if self.open.len() > self.reach {
+      return UNRECORDED;
     }
     let index = self.entries.len() as u32;
     self.entries.push(Entry {
@@ -182,8 +223,11 @@ impl Builder<'_> {
           Kind::Array
         };
         self.at += 1;
-        let index = self.push(kind, start, false);
-        self.open.push(index);
+        let entry = self.push(kind, start, false);
+        self.open.push(Open {
+          entry,
+          object: kind == Kind::Object,
+        });
         if self.open.len() > MAX_QUERY_DEPTH {
           return None;
         }
@@ -219,7 +263,11 @@ impl Builder<'_> {
 
   fn close(&mut self) -> Option<()> {
     self.at += 1;
-    let at = self.open.pop()? as usize;
+    let at = self.open.pop()?.entry;
+    if at == UNRECORDED {
+      return Some(());
+    }
+    let at = at as usize;
     let next = self.entries.len() as u32;
     let entry = &mut self.entries[at];
     entry.end = self.at as u32;
@@ -349,231 +397,5 @@ impl Builder<'_> {
   }
 }
 
-/// A key as `JSON.parse` reads it.
-fn decode_key(raw: &str, escaped: bool) -> Cow<'_, str> {
-  if !escaped {
-    return Cow::Borrowed(raw);
-  }
-  // The scanner checked the escapes and there is no lone surrogate, so this decodes.
-  serde_json::from_str::<String>(&format!("\"{raw}\"")).map_or(Cow::Borrowed(raw), Cow::Owned)
-}
-
-/// Whether the object at `at` (closed) holds a key twice.
-fn has_repeated_key(bytes: &[u8], entries: &[Entry], at: usize) -> bool {
-  let object = &entries[at];
-  if object.count < 2 {
-    return false;
-  }
-  let members = || {
-    let mut child = at + 1;
-    std::iter::from_fn(move || {
-      let entry = entries
-        .get(child)
-        .filter(|_| child < object.next as usize)?;
-      child = entry.next as usize;
-      Some(entry)
-    })
-  };
-  let raw =
-    |entry: &Entry| &bytes[entry.key_start as usize..(entry.key_start + entry.key_len) as usize];
-  if members().any(|entry| entry.key_escaped) {
-    // Escapes spell one key several ways: compare what they decode to.
-    let mut seen = std::collections::HashSet::with_capacity(object.count as usize);
-    return !members().all(|entry| {
-      let text = std::str::from_utf8(raw(entry)).unwrap_or_default();
-      seen.insert(decode_key(text, entry.key_escaped).into_owned())
-    });
-  }
-  if object.count as usize <= PAIRWISE_KEYS {
-    // A 64-bit sketch of each key (length, first and last byte) clears almost every object without comparing
-    // keys; only a clash in the sketch compares them pairwise.
-    let mut sketch = 0u64;
-    let clash = members().any(|entry| {
-      let key = raw(entry);
-      let hash = key.len()
-        ^ key.first().map_or(0, |&b| usize::from(b) * 7)
-        ^ key.last().map_or(0, |&b| usize::from(b) * 31);
-      let bit = 1u64 << (hash % 64);
-      let seen = sketch & bit != 0;
-      sketch |= bit;
-      seen
-    });
-    return clash
-      && members()
-        .enumerate()
-        .any(|(i, entry)| members().skip(i + 1).any(|other| raw(other) == raw(entry)));
-  }
-  let mut seen = std::collections::HashSet::with_capacity(object.count as usize);
-  !members().all(|entry| seen.insert(raw(entry)))
-}
-
-/// A value on a [`Tape`].
-#[derive(Clone, Copy)]
-pub(crate) struct TapeNode<'t> {
-  tape: &'t Tape<'t>,
-  at: u32,
-}
-
-impl<'t> TapeNode<'t> {
-  fn entry(self) -> &'t Entry {
-    &self.tape.entries[self.at as usize]
-  }
-
-  /// The value's JSON text.
-  pub(crate) fn text(self) -> &'t str {
-    let entry = self.entry();
-    &self.tape.text[entry.start as usize..entry.end as usize]
-  }
-
-  fn key_is(self, key: &str) -> bool {
-    let entry = self.entry();
-    let start = entry.key_start as usize;
-    let raw = &self.tape.text[start..start + entry.key_len as usize];
-    if entry.key_escaped {
-      decode_key(raw, true) == key
-    } else {
-      raw == key
-    }
-  }
-
-  /// Children in order, each once.
-  fn each_child(self) -> impl Iterator<Item = TapeNode<'t>> {
-    let entry = self.entry();
-    let container = matches!(entry.kind, Kind::Array | Kind::Object);
-    let end = if container { entry.next } else { self.at + 1 };
-    let tape = self.tape;
-    let mut at = self.at + 1;
-    std::iter::from_fn(move || {
-      if at >= end {
-        return None;
-      }
-      let node = TapeNode { tape, at };
-      at = tape.entries[at as usize].next;
-      Some(node)
-    })
-  }
-}
-
-fn unreadable(error: serde_json::Error) -> CoreError {
-  CoreError::internal(format!("A value the tape checked did not parse: {error}"))
-}
-
-impl<'t> Node<'t> for TapeNode<'t> {
-  fn kind(self) -> Kind {
-    self.entry().kind
-  }
-
-  fn children(self, out: &mut Vec<Self>) {
-    out.extend(self.each_child());
-  }
-
-  fn member(self, key: &str) -> Option<Self> {
-    if self.kind() != Kind::Object {
-      return None;
-    }
-    self.each_child().find(|child| child.key_is(key))
-  }
-
-  fn item(self, index: usize) -> Option<Self> {
-    if self.kind() != Kind::Array {
-      return None;
-    }
-    self.each_child().nth(index)
-  }
-
-  fn length(self) -> usize {
-    let entry = self.entry();
-    match entry.kind {
-      Kind::Array | Kind::Object => entry.count as usize,
-      Kind::String => match self.atom() {
-        Ok(Atom::Str(text)) => text.chars().count(),
-        _ => 0,
-      },
-      _ => 0,
-    }
-  }
-
-  fn atom(self) -> CoreResult<Atom<'t>> {
-    let entry = self.entry();
-    let text = self.text();
-    Ok(match entry.kind {
-      Kind::Null => Atom::Null,
-      Kind::Boolean => Atom::Bool(text == "true"),
-      Kind::Number => Atom::Number(serde_json::from_str(text).map_err(unreadable)?),
-      Kind::String if !entry.escaped => Atom::Str(Cow::Borrowed(&text[1..text.len() - 1])),
-      Kind::String => Atom::Str(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?)),
-      Kind::Array | Kind::Object => {
-        Atom::Tree(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?))
-      }
-    })
-  }
-}
-
 #[cfg(test)]
-mod tests {
-  use super::*;
-  use crate::core::query::eval::count_nodes;
-  use serde_json::Value;
-
-  #[test]
-  fn builds_what_serde_json_reads_and_nothing_else() {
-    let texts = [
-      r#"{"a":[1,-2.5e3,"x\"y\u00e9😀",true,false,null,{}],"b":{"c":[]}}"#,
-      " [ 1 , [ 2 ] , { \"k\" : \"v\" } ] ",
-      "0",
-      "\"a\\ud83d\\ude00\"",
-      "[1e308,123456789012345678901234567890]",
-      "[01]",
-      "[1.]",
-      "[.5]",
-      "[-]",
-      "[1e]",
-      "[tru]",
-      "[nul]",
-      "{\"a\" 1}",
-      "{\"a\":1,}",
-      "[1,]",
-      "[1 2]",
-      "{1:2}",
-      "\"a\u{1}b\"",
-      "\"\\x\"",
-      "\"\\u12g4\"",
-      "[1] [2]",
-      "[",
-      "\"abc",
-      "",
-      "{\"a\":1}}",
-    ];
-    for text in texts {
-      let by_serde: Result<Value, _> = serde_json::from_str(text);
-      let tape = Tape::build(text);
-      assert_eq!(tape.is_some(), by_serde.is_ok(), "{text:?}");
-      if let (Some(tape), Ok(value)) = (tape, by_serde) {
-        assert_eq!(tape.nodes(), count_nodes(&value), "{text:?}");
-        assert_eq!(tape.root().text(), text.trim(), "{text:?}");
-      }
-    }
-  }
-
-  #[test]
-  fn leaves_to_the_full_read_what_it_reads_differently() {
-    for text in [
-      r#"{"a":1,"a":2}"#,
-      r#"{"a":1,"\u0061":2}"#,
-      r#"["\ud800"]"#,
-      r#"["\udc00x"]"#,
-      "[1e400]",
-    ] {
-      assert!(Tape::build(text).is_none(), "{text}");
-    }
-    let wide: String = (0..40)
-      .map(|i| format!("\"k{i}\":{i}"))
-      .collect::<Vec<_>>()
-      .join(",");
-    assert!(Tape::build(&format!("{{{wide}}}")).is_some());
-    assert!(Tape::build(&format!("{{{wide},\"k7\":0}}")).is_none());
-    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
-    assert!(Tape::build(&deep(MAX_QUERY_DEPTH)).is_some());
-    assert!(Tape::build(&deep(MAX_QUERY_DEPTH + 1)).is_none());
-  }
-}
+mod tests;

@@ -411,14 +411,14 @@ fn strings_and_objects_over_the_threshold() {
 
 #[test]
 fn broken_answers_are_refused_without_echoing_them() {
-  let args = QueryArgs::new("h", "$.a");
+  let args = QueryArgs::new("h", "$.a").expect("a valid path");
   for text in [&b"{\"a\": 1"[..], b"[1,]", b"\xff\xfe", b"{\"a\":1} x"] {
     let e = run_query(text, &args, BIG).expect_err("broken");
     assert_eq!(e.code, ErrorCode::InvalidInput);
     assert!(e.remedy.is_some());
   }
-  // A path error comes before reading the answer at all.
-  let e = run_query(b"not json", &QueryArgs::new("h", "$["), BIG).expect_err("bad path");
+  // A path error comes with the arguments, before any answer is read.
+  let e = parse_query_args(&json!({"handle": "h", "path": "$["})).expect_err("bad path");
   assert_eq!(e.code, ErrorCode::PathNotFound);
 }
 
@@ -432,7 +432,7 @@ fn handle_not_found_has_one_text() {
 #[test]
 fn numbers_come_back_as_js_prints_them() {
   let text = br#"{"n":[1.0,-0.0,1e21,0.5,12345678901234567890]}"#;
-  let answer = run_query(text, &QueryArgs::new("h", "n"), BIG).expect("ok");
+  let answer = run_query(text, &QueryArgs::new("h", "n").expect("a valid path"), BIG).expect("ok");
   assert_eq!(
     answer,
     r#"{"path":"$['n']","value":[1,0,1e+21,0.5,12345678901234567000],"total":5,"offset":0}"#
@@ -443,31 +443,52 @@ fn numbers_come_back_as_js_prints_them() {
 fn lone_surrogates_come_back_as_json_stringify_writes_them() {
   // What JSON.stringify prints for strings holding half an emoji, and a key holding one.
   let text = br#"{"items":["ok","cut \ud83d","\ude00 tail","\ud83d\ude00"],"k\udc00":1}"#;
-  let answer = run_query(text, &QueryArgs::new("h", "items"), BIG).expect("readable");
+  let answer = run_query(
+    text,
+    &QueryArgs::new("h", "items").expect("a valid path"),
+    BIG,
+  )
+  .expect("readable");
   assert_eq!(
     answer,
     r#"{"path":"$['items']","value":["ok","cut \ud83d","\ude00 tail","😀"],"total":4,"offset":0}"#
   );
-  let whole = run_query(text, &QueryArgs::new("h", "$"), BIG).expect("readable");
+  let whole =
+    run_query(text, &QueryArgs::new("h", "$").expect("a valid path"), BIG).expect("readable");
   assert!(whole.contains(r#""k\udc00":1"#), "{whole}");
   // A string window counts the surrogate as the one UTF-16 unit it is.
-  let mut window = QueryArgs::new("h", "items[1]");
+  let mut window = QueryArgs::new("h", "items[1]").expect("a valid path");
   window.offset = Some(3);
   window.limit = Some(2);
   let answer = run_query(text, &window, BIG).expect("window");
   assert!(answer.contains(r#""value":" \ud83d""#), "{answer}");
-  let e = run_query(br#"{"a":"\ud83d""#, &QueryArgs::new("h", "a"), BIG).expect_err("still broken");
+  let e = run_query(
+    br#"{"a":"\ud83d""#,
+    &QueryArgs::new("h", "a").expect("a valid path"),
+    BIG,
+  )
+  .expect_err("still broken");
   assert_eq!(e.code, ErrorCode::InvalidInput);
 }
 
 #[test]
 fn lone_surrogates_fall_back_to_replacement_characters_only_when_every_stand_in_is_taken() {
   let text = "{\"a\":\"\\ud800 \u{e000}\u{e800}\u{f000}\"}";
-  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a"), BIG).expect("readable");
+  let answer = run_query(
+    text.as_bytes(),
+    &QueryArgs::new("h", "a").expect("a valid path"),
+    BIG,
+  )
+  .expect("readable");
   assert!(answer.contains('\u{fffd}'), "{answer}");
   // One block free is enough.
   let text = "{\"a\":\"\\ud800 \u{e000}\u{e800}\"}";
-  let answer = run_query(text.as_bytes(), &QueryArgs::new("h", "a"), BIG).expect("readable");
+  let answer = run_query(
+    text.as_bytes(),
+    &QueryArgs::new("h", "a").expect("a valid path"),
+    BIG,
+  )
+  .expect("readable");
   assert!(answer.contains("\\ud800 \u{e000}\u{e800}"), "{answer}");
 }
 
@@ -550,7 +571,7 @@ fn answers_read_up_to_the_query_depth_limit() {
     let text = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
     let path = vec!["a"; depth].join(".");
     for path in [path.as_str(), "$..a"] {
-      let args = QueryArgs::new("h", path);
+      let args = QueryArgs::new("h", path).expect("a valid path");
       let outcome = run_query(text.as_bytes(), &args, BIG);
       if depth <= MAX_QUERY_DEPTH {
         assert!(outcome.is_ok(), "{depth} {path}: {outcome:?}");
@@ -660,7 +681,7 @@ fn hostile_queries_are_refused_or_bounded() {
   for path in &cases {
     let started = std::time::Instant::now();
     let (outcome, budget) = evaluate(&doc, path);
-    let args = QueryArgs::new("h", path);
+    let args = QueryArgs::new("h", path).expect("a valid path");
     let by_text = run_query(text.as_bytes(), &args, BIG);
     eprintln!(
       "{}…: {:?} after {} of {} units in {:?}",
@@ -731,4 +752,87 @@ fn a_regex_is_compiled_once_per_query() {
   let expected = query.query(&doc).all();
   assert_eq!(selected, expected);
   assert_eq!(selected.len(), 1 + 1 + 1 + 1); // 9, 99, 999, 9999
+}
+
+/// Where the time of a multi-node query goes on a 10 MB answer. Run:
+/// `cargo test --release --target x86_64-unknown-linux-gnu --lib profile_multi -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn profile_multi() {
+  use std::time::Instant;
+  let statuses = ["open", "shipped", "delivered", "returned"];
+  let mut text = String::from("{\"orders\":[");
+  let mut i = 0usize;
+  while text.len() < 10 << 20 {
+    if i > 0 {
+      text.push(',');
+    }
+    let odd = if i % 2 == 1 { ",\"odd\"" } else { "" };
+    text.push_str(&format!(
+      r#"{{"id":{i},"status":"{}","amount":{},"sku":"SKU-{i}","customer":{{"name":"Customer {i}","tags":["new","eu","c{}"]}},"tags":["a","b","t{}"{odd}]}}"#,
+      statuses[i % 4],
+      (i * 37) % 1000,
+      i % 7,
+      i % 5
+    ));
+    i += 1;
+  }
+  text.push_str("]}");
+  let keys =
+    crate::core::seal::RecordKeys::derive("h", &crate::core::seal::Owner::new(None, None), None)
+      .unwrap();
+  let sealed = crate::core::seal::seal(&keys, text.as_bytes()).unwrap();
+  let time = |label: &str, f: &mut dyn FnMut() -> usize| {
+    let mut samples: Vec<f64> = (0..7)
+      .map(|_| {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        t.elapsed().as_secs_f64() * 1e3
+      })
+      .collect();
+    samples.sort_by(f64::total_cmp);
+    eprintln!("{label:<60} {:8.2} ms", samples[3]);
+  };
+  eprintln!("{} bytes, {i} orders", text.len());
+  time("decrypt (open)", &mut || {
+    crate::core::seal::open(&keys, &sealed).unwrap().len()
+  });
+  time("tape build", &mut || {
+    Tape::build(&text).map_or(0, |t| t.nodes() as usize)
+  });
+  time("serde IgnoredAny", &mut || {
+    serde_json::from_str::<serde::de::IgnoredAny>(&text).map_or(0, |_| 1)
+  });
+  use crate::core::query::index::{build_index, build_index_of_raw_value, IndexSettings};
+  time("path index: own scan + serde grammar check", &mut || {
+    build_index(&text, IndexSettings::DEFAULT).map_or(0, |i| i.len())
+  });
+  time("path index: own scan alone", &mut || {
+    build_index_of_raw_value(&text, IndexSettings::DEFAULT).map_or(0, |i| i.len())
+  });
+  time("tape build, reach 3", &mut || {
+    Tape::build_reaching(&text, Some(3)).map_or(0, |t| t.nodes() as usize)
+  });
+  time("tape build, reach 2", &mut || {
+    Tape::build_reaching(&text, Some(2)).map_or(0, |t| t.nodes() as usize)
+  });
+  for path in [
+    "$.orders[?@.status=='open' && @.amount > 500]",
+    "$.orders[*].sku",
+    "$..tags[2]",
+  ] {
+    let args = QueryArgs::new("h", path).expect("a valid path");
+    let ParsedPath::Query { query, .. } = args.path.parsed() else {
+      panic!()
+    };
+    let tape = tape_for(&text, query).unwrap();
+    time(&format!("eval on tape {path}"), &mut || {
+      select_on_tape(&tape, query).unwrap().len()
+    });
+    let mut limited = args.clone();
+    limited.limit = Some(20);
+    time(&format!("run_query {path}"), &mut || {
+      run_query(text.as_bytes(), &limited, BIG).unwrap().len()
+    });
+  }
 }

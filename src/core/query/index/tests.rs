@@ -6,13 +6,17 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
+use super::codec::decode;
 use super::*;
+use crate::core::error::CoreResult;
 use crate::core::error::ErrorCode;
+use crate::core::query::args::QueryArgs;
+use crate::core::query::path::{normalized_path, PathElement};
 use crate::core::query::{parse_query_args, run_query};
 use crate::core::seal::CHUNK_SIZE;
 use crate::core::store::config::MemoryConfig;
 use crate::core::store::memory::MemoryBackend;
-use crate::core::store::{Backend, BoxFuture};
+use crate::core::store::{Backend, BoxFuture, HandleStore, Owner};
 
 /// Small enough that generated documents of a few hundred bytes get several levels and checkpoints.
 const TINY: IndexSettings = IndexSettings {
@@ -329,6 +333,8 @@ proptest! {
 struct Counting {
   inner: MemoryBackend,
   fetched: AtomicU64,
+  /// Calls to `get` and `get_range`.
+  reads: AtomicU64,
 }
 
 impl Backend for Counting {
@@ -337,6 +343,7 @@ impl Backend for Counting {
   }
   fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
     Box::pin(async move {
+      self.reads.fetch_add(1, Ordering::Relaxed);
       let value = self.inner.get(key).await?;
       let n = value.as_ref().map_or(0, Vec::len) as u64;
       self.fetched.fetch_add(n, Ordering::Relaxed);
@@ -345,6 +352,7 @@ impl Backend for Counting {
   }
   fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
     Box::pin(async move {
+      self.reads.fetch_add(1, Ordering::Relaxed);
       let value = self.inner.get_range(key, start, end).await?;
       self
         .fetched
@@ -370,6 +378,7 @@ fn counting_store() -> (Arc<Counting>, HandleStore) {
       max_bytes: None,
     }),
     fetched: AtomicU64::new(0),
+    reads: AtomicU64::new(0),
   });
   let store = HandleStore::with_backend(backend.clone(), "", "rh", 60, None).unwrap();
   (backend, store)
@@ -546,15 +555,20 @@ async fn pages_of_a_filter_read_only_their_range_after_the_first() {
     let fields = (pages % 2 == 1).then(|| vec!["id".to_string()]);
     let query = page_at(offset, fields);
     backend.fetched.store(0, Ordering::Relaxed);
+    let reads_before = backend.reads.load(Ordering::Relaxed);
     let page = query_stored(&store, query.clone(), &me, 100_000)
       .await
       .unwrap();
     let fetched = backend.fetched.load(Ordering::Relaxed) as usize;
+    let reads = backend.reads.load(Ordering::Relaxed) - reads_before;
     assert_eq!(
       page,
       run_query(text.as_bytes(), &query, 100_000).unwrap(),
       "page at {offset}"
     );
+    // The path index (for singular paths) is not read for a JSONPath query: the whole answer once, then per page
+    // the record's header and one range.
+    assert_eq!(reads, if pages == 0 { 1 } else { 2 }, "page {pages}");
     if pages > 0 {
       // Twenty items of about 100 bytes, within one or two 64 KiB chunks.
       assert!(
@@ -578,4 +592,40 @@ async fn pages_of_a_filter_read_only_their_range_after_the_first() {
   backend.inner.delete(record_key).await.unwrap();
   let gone = query_stored(&store, page_at(40, None), &me, 100_000).await;
   assert_eq!(gone.unwrap_err().code, ErrorCode::HandleNotFound);
+}
+
+/// What the engine does with `result_query`'s arguments: check them (the path is parsed there), then query.
+async fn query_as_the_engine_does(
+  store: &HandleStore,
+  args: Value,
+  owner: &Owner,
+) -> CoreResult<String> {
+  query_stored(store, parse_query_args(&args)?, owner, 100_000).await
+}
+
+#[tokio::test]
+async fn a_malformed_path_fails_before_any_store_read() {
+  let me = Owner::new(Some("s".into()), Some("u".into()));
+  let (backend, store) = counting_store();
+  let handle = save(&store, &big_answer(3000, 60), &me).await;
+  let reads = || backend.reads.load(Ordering::Relaxed);
+  for path in ["$[", "$.a[?@.b ==]", "/a/~2", "$..", "$.a[?match(@.b)]"] {
+    let before = reads();
+    let error = query_as_the_engine_does(&store, json!({"handle": handle, "path": path}), &me)
+      .await
+      .expect_err("a malformed path");
+    assert_eq!(error.code, ErrorCode::PathNotFound, "{path}");
+    assert_eq!(reads(), before, "{path} read the store");
+  }
+  // A well-formed path that names nothing is found missing by reading the answer: the counter counts.
+  let before = reads();
+  let error = query_as_the_engine_does(
+    &store,
+    json!({"handle": handle, "path": "$.nothing.here"}),
+    &me,
+  )
+  .await
+  .expect_err("names nothing");
+  assert_eq!(error.code, ErrorCode::PathNotFound);
+  assert!(reads() > before);
 }

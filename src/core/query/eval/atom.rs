@@ -1,0 +1,154 @@
+//! The values a filter compares: [`Atom`] (a scalar read in place, or a container built), the operands of
+//! comparisons and function arguments, and RFC 9535's comparison rules as `serde_json_path` applies them.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+
+use serde_json::{Number, Value};
+use serde_json_path_core::spec::selector::filter::Literal;
+
+use super::Node;
+use crate::core::error::CoreResult;
+
+/// A value being compared: scalars read in place, containers built.
+#[derive(Debug)]
+pub(crate) enum Atom<'a> {
+  Null,
+  Bool(bool),
+  Number(Number),
+  Str(Cow<'a, str>),
+  Tree(Cow<'a, Value>),
+}
+
+impl Atom<'_> {
+  pub(super) fn of_value(value: &Value) -> Atom<'_> {
+    match value {
+      Value::Null => Atom::Null,
+      Value::Bool(b) => Atom::Bool(*b),
+      Value::Number(n) => Atom::Number(n.clone()),
+      Value::String(s) => Atom::Str(Cow::Borrowed(s)),
+      other => Atom::Tree(Cow::Borrowed(other)),
+    }
+  }
+
+  pub(super) fn of_literal(literal: &Literal) -> Atom<'_> {
+    match literal {
+      Literal::Number(n) => Atom::Number(n.clone()),
+      Literal::String(s) => Atom::Str(Cow::Borrowed(s)),
+      Literal::Bool(b) => Atom::Bool(*b),
+      Literal::Null => Atom::Null,
+    }
+  }
+
+  /// JSON type, telling arrays from objects.
+  pub(super) fn type_rank(&self) -> u8 {
+    match self {
+      Atom::Null => 0,
+      Atom::Bool(_) => 1,
+      Atom::Number(_) => 2,
+      Atom::Str(_) => 3,
+      Atom::Tree(tree) if tree.is_array() => 4,
+      Atom::Tree(_) => 5,
+    }
+  }
+
+  pub(super) fn equals(&self, other: &Atom) -> bool {
+    match (self, other) {
+      (Atom::Number(a), Atom::Number(b)) => number_order(a, b) == Some(Ordering::Equal),
+      (Atom::Null, Atom::Null) => true,
+      (Atom::Bool(a), Atom::Bool(b)) => a == b,
+      (Atom::Str(a), Atom::Str(b)) => a == b,
+      (Atom::Tree(a), Atom::Tree(b)) => a == b,
+      _ => false,
+    }
+  }
+
+  pub(super) fn less_than(&self, other: &Atom) -> bool {
+    match (self, other) {
+      (Atom::Number(a), Atom::Number(b)) => number_order(a, b) == Some(Ordering::Less),
+      (Atom::Str(a), Atom::Str(b)) => a < b,
+      _ => false,
+    }
+  }
+
+  /// A value used as a test (`?value(@.a)`): false for null, false, and the integer 0.
+  pub(super) fn truthy(&self) -> bool {
+    match self {
+      Atom::Null => false,
+      Atom::Bool(b) => *b,
+      Atom::Number(n) => *n != Number::from(0),
+      _ => true,
+    }
+  }
+}
+
+/// Numbers compared as `serde_json_path` compares them: as doubles when both are, else as integers.
+fn number_order(a: &Number, b: &Number) -> Option<Ordering> {
+  if let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) {
+    x.partial_cmp(&y)
+  } else if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+    Some(x.cmp(&y))
+  } else if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+    Some(x.cmp(&y))
+  } else {
+    None
+  }
+}
+
+/// What a function argument or a comparable evaluates to.
+pub(super) enum Operand<'a, N> {
+  Nodes(Vec<N>),
+  Logical(bool),
+  Node(N),
+  Value(Atom<'a>),
+  Nothing,
+}
+
+pub(super) fn nodes_len<N>(operand: &Operand<N>) -> usize {
+  match operand {
+    Operand::Nodes(nodes) => nodes.len(),
+    Operand::Node(_) => 1,
+    _ => 0,
+  }
+}
+
+/// One side of a comparison.
+pub(super) enum Side<'a> {
+  Value(Atom<'a>),
+  Nothing,
+  /// A node list or a logical value: equal to nothing, not even itself.
+  Other,
+}
+
+pub(super) fn comparison_side<'o, 'a: 'o, N: Node<'a>>(
+  operand: &'o Operand<'_, N>,
+) -> CoreResult<Side<'o>> {
+  Ok(match operand {
+    Operand::Node(node) => Side::Value(node.atom()?),
+    Operand::Value(atom) => Side::Value(borrow_atom(atom)),
+    Operand::Nothing => Side::Nothing,
+    Operand::Nodes(_) | Operand::Logical(_) => Side::Other,
+  })
+}
+
+pub(super) fn borrow_atom<'o>(atom: &'o Atom) -> Atom<'o> {
+  match atom {
+    Atom::Null => Atom::Null,
+    Atom::Bool(b) => Atom::Bool(*b),
+    Atom::Number(n) => Atom::Number(n.clone()),
+    Atom::Str(s) => Atom::Str(Cow::Borrowed(s.as_ref())),
+    Atom::Tree(t) => Atom::Tree(Cow::Borrowed(t.as_ref())),
+  }
+}
+
+/// The value a function argument stands for (RFC 9535 ValueType); `None` for nothing.
+pub(super) fn operand_atom<'o, 'a: 'o, N: Node<'a>>(
+  operand: &'o Operand<'_, N>,
+) -> CoreResult<Option<Atom<'o>>> {
+  Ok(match operand {
+    Operand::Node(node) => Some(node.atom()?),
+    Operand::Value(atom) => Some(borrow_atom(atom)),
+    Operand::Nodes(nodes) if nodes.len() == 1 => Some(nodes[0].atom()?),
+    _ => None,
+  })
+}

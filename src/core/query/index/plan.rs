@@ -1,0 +1,201 @@
+//! Reading through the index: [`plan`] follows a singular path to a large array or string and names the byte range
+//! that holds the requested window; [`answer_range`] answers from that range alone, through the same answer writer
+//! as the full read, so both routes give byte-identical answers.
+
+use serde_json::value::RawValue;
+
+use super::codec::decode;
+use super::Node;
+use crate::core::error::CoreResult;
+use crate::core::query::answer::{answer, string_window_within, window, Items, Target};
+use crate::core::query::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
+use crate::core::query::path::{normalized_path, ParsedPath, PathElement, Step};
+use crate::core::query::walk::Kind;
+
+/// The byte range of the answer that holds a query's window, and what to expect in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexedRead {
+  /// Answer bytes `[start, end)` to read.
+  pub start: u64,
+  pub end: u64,
+  path: String,
+  within: Within,
+  /// Items in the list, or units in the string.
+  total: u64,
+  /// The first item (or unit) in the range.
+  base: u64,
+  /// Items (or units) the range holds.
+  count: u64,
+  /// The range ends at the array's closing bracket (otherwise at the start of the next checkpoint's item).
+  to_close: bool,
+}
+
+/// What a range holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Within {
+  /// Items of a list, separated by commas.
+  List,
+  /// Part of a string literal, between its quotes.
+  Text,
+}
+
+/// The range to read for `args`, when the index covers its path and window; `None` means "read it all".
+pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
+  let ParsedPath::Steps(steps) = args.path.parsed() else {
+    return None;
+  };
+  let (_, root) = decode(index)?;
+  let mut node = &root;
+  let mut elements = Vec::with_capacity(steps.len());
+  for step in steps {
+    node = match node {
+      Node::Object { children, .. } => {
+        let key = match step {
+          Step::Key(key) | Step::Member { key, .. } => key,
+          Step::Index(_) => return None,
+        };
+        elements.push(PathElement::Name(key.clone()));
+        &children.iter().find(|(name, _)| name == key)?.1
+      }
+      Node::Array { len, children, .. } => {
+        let index = match step {
+          Step::Index(index)
+          | Step::Member {
+            index: Some(index), ..
+          } => *index,
+          _ => return None,
+        };
+        let at = if index >= 0 {
+          index as u64
+        } else {
+          len.checked_sub(index.unsigned_abs())?
+        };
+        elements.push(PathElement::Index(usize::try_from(at).ok()?));
+        &children.iter().find(|(i, _)| *i == at)?.1
+      }
+      Node::Text { .. } => return None,
+    };
+  }
+  let path = normalized_path(&elements);
+  match node {
+    Node::Array {
+      end,
+      len: total,
+      checkpoints,
+      ..
+    } => {
+      let (start, limit) = window(args, DEFAULT_LIST_LIMIT);
+      let first = start.min(*total);
+      let last = first.saturating_add(limit as u64).min(*total);
+      // From the checkpoint at or before the first item to the one at or after the window's end.
+      let a = checkpoints
+        .partition_point(|&(item, _)| item <= first)
+        .checked_sub(1)?;
+      let b = checkpoints
+        .partition_point(|&(item, _)| item < last)
+        .max(a + 1);
+      Some(range(path, Within::List, *total, checkpoints, a, b, *end))
+    }
+    Node::Text {
+      end,
+      units: total,
+      checkpoints,
+      ..
+    } => {
+      let (start, limit) = window(args, DEFAULT_STRING_LIMIT);
+      let end_unit = start.saturating_add(limit as u64);
+      // A window boundary inside a surrogate pair moves one unit forward: the range reaches a checkpoint past
+      // the window's end, so both boundaries fall inside it (or at the string's end).
+      let a = checkpoints
+        .partition_point(|&(unit, _)| unit <= start)
+        .checked_sub(1)?;
+      let b = checkpoints
+        .partition_point(|&(unit, _)| unit <= end_unit)
+        .max(a + 1);
+      Some(range(path, Within::Text, *total, checkpoints, a, b, *end))
+    }
+    Node::Object { .. } => None,
+  }
+}
+
+/// Checkpoints `a` to `b` (or to the node's closing bracket or quote, just before `end`).
+fn range(
+  path: String,
+  within: Within,
+  total: u64,
+  checkpoints: &[(u64, u64)],
+  a: usize,
+  b: usize,
+  end: u64,
+) -> IndexedRead {
+  let (base, from) = checkpoints[a];
+  let (to, count, to_close) = match checkpoints.get(b) {
+    Some(&(at, byte)) => (byte, at - base, false),
+    None => (end - 1, total - base, true),
+  };
+  IndexedRead {
+    start: from,
+    end: to,
+    path,
+    within,
+    total,
+    base,
+    count,
+    to_close,
+  }
+}
+
+/// Answers `args` from the bytes `plan` named; `None` when they are not what the index promised (then read it
+/// all). Same answers, byte for byte, as [`run_query`](crate::core::query::run_query) over the whole answer.
+pub fn answer_range(
+  read: &IndexedRead,
+  fragment: &[u8],
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> Option<CoreResult<String>> {
+  let text = std::str::from_utf8(fragment).ok()?;
+  if read.within == Within::Text {
+    let part: String = serde_json::from_str(&format!("\"{text}\"")).ok()?;
+    let units: u64 = part.chars().map(|c| c.len_utf16() as u64).sum();
+    if units != read.count {
+      return None;
+    }
+    let (start, limit) = window(args, DEFAULT_STRING_LIMIT);
+    let window = string_window_within(&part, read.base, read.total, start, limit);
+    let target = Target::TextWindow {
+      text: &part,
+      window,
+    };
+    return Some(answer(
+      &read.path,
+      target,
+      Kind::String,
+      args,
+      threshold_bytes,
+    ));
+  }
+  let blank = |c: char| matches!(c, ' ' | '\t' | '\n' | '\r');
+  let text = text.trim_end_matches(blank);
+  let body = if read.to_close {
+    text
+  } else {
+    text.strip_suffix(',')?.trim_end_matches(blank)
+  };
+  let wrapped = format!("[{body}]");
+  let items: Vec<&RawValue> = serde_json::from_str(&wrapped).ok()?;
+  if items.len() as u64 != read.count {
+    return None;
+  }
+  let target = Target::List(Items::Window {
+    items,
+    base: usize::try_from(read.base).ok()?,
+    total: usize::try_from(read.total).ok()?,
+  });
+  Some(answer(
+    &read.path,
+    target,
+    Kind::Array,
+    args,
+    threshold_bytes,
+  ))
+}

@@ -1,0 +1,306 @@
+//! The index builder's one pass over the answer's text: records every large array, object and string down to
+//! `max_depth`, with checkpoints, and notes lone surrogate escapes (the grammar itself is checked by serde_json,
+//! see `build`).
+
+use memchr::memchr2;
+
+use super::{IndexSettings, Node};
+
+pub(super) struct Scan<'a> {
+  bytes: &'a [u8],
+  at: usize,
+  settings: IndexSettings,
+  lone_surrogate: bool,
+}
+
+impl Scan<'_> {
+  /// The recorded root of `text`; `None` when nothing is recorded, the text is not one value, or it holds a lone
+  /// surrogate escape.
+  pub(super) fn root(text: &str, settings: IndexSettings) -> Option<Node> {
+    let mut scan = Scan {
+      bytes: text.as_bytes(),
+      at: 0,
+      settings,
+      lone_surrogate: false,
+    };
+    let root = scan.value(0)??;
+    scan.blank();
+    (scan.at == text.len() && !scan.lone_surrogate).then_some(root)
+  }
+
+  fn peek(&self) -> Option<u8> {
+    self.bytes.get(self.at).copied()
+  }
+
+  fn blank(&mut self) {
+    while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+      self.at += 1;
+    }
+  }
+
+  fn hex4(&self, at: usize) -> Option<u32> {
+    let digits = self.bytes.get(at..at + 4)?;
+    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+  }
+
+  /// Past a string literal (at its opening quote); notes lone surrogate escapes.
+  fn string(&mut self) -> Option<()> {
+    self.at += 1;
+    loop {
+      let found = self.at + memchr2(b'"', b'\\', self.bytes.get(self.at..)?)?;
+      if self.bytes[found] == b'"' {
+        self.at = found + 1;
+        return Some(());
+      }
+      if self.bytes.get(found + 1) != Some(&b'u') {
+        self.at = found + 2;
+        continue;
+      }
+      let unit = self.hex4(found + 2)?;
+      self.at = found + 6;
+      if (0xD800..=0xDBFF).contains(&unit)
+        && self.bytes.get(found + 6..found + 8) == Some(b"\\u")
+        && self
+          .hex4(found + 8)
+          .is_some_and(|low| (0xDC00..=0xDFFF).contains(&low))
+      {
+        self.at = found + 12;
+      } else if (0xD800..=0xDFFF).contains(&unit) {
+        self.lone_surrogate = true;
+      }
+    }
+  }
+
+  /// Past any value, recording nothing.
+  fn skip(&mut self) -> Option<()> {
+    self.blank();
+    match self.peek()? {
+      b'"' => self.string(),
+      b'[' | b'{' => {
+        let mut depth = 0usize;
+        loop {
+          match self.peek()? {
+            b'"' => self.string()?,
+            b'[' | b'{' => {
+              depth += 1;
+              self.at += 1;
+            }
+            b']' | b'}' => {
+              depth = depth.checked_sub(1)?;
+              self.at += 1;
+              if depth == 0 {
+                return Some(());
+              }
+            }
+            _ => self.at += 1,
+          }
+        }
+      }
+      _ => {
+        while !matches!(
+          self.peek(),
+          None | Some(b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r')
+        ) {
+          self.at += 1;
+        }
+        Some(())
+      }
+    }
+  }
+
+  /// Past a value at `depth`; `Some(Some(node))` when it is recorded, `None` when the text is malformed.
+  fn value(&mut self, depth: usize) -> Option<Option<Node>> {
+    self.blank();
+    if depth > self.settings.max_depth {
+      return self.skip().map(|()| None);
+    }
+    match self.peek()? {
+      b'[' => self.array(depth),
+      b'{' => self.object(depth),
+      b'"' => self.text(),
+      _ => self.skip().map(|()| None),
+    }
+  }
+
+  /// A string literal: past it, and recorded when it spans more than `min_span` bytes.
+  fn text(&mut self) -> Option<Option<Node>> {
+    let start = self.at;
+    self.string()?;
+    if self.at - start <= self.settings.min_span {
+      return Some(None);
+    }
+    // Large: count its units again, with checkpoints at character (or escape) boundaries.
+    self.at = start + 1;
+    let first = self.at as u64;
+    let mut checkpoints: Vec<(u64, u64)> = Vec::new();
+    let mut units: u64 = 0;
+    let mut last = self.at;
+    loop {
+      let byte = *self.bytes.get(self.at)?;
+      if byte == b'"' {
+        self.at += 1;
+        break;
+      }
+      if self.at - last >= self.settings.stride {
+        if checkpoints.is_empty() {
+          checkpoints.push((0, first));
+        }
+        checkpoints.push((units, self.at as u64));
+        last = self.at;
+      }
+      let (width, count) = match byte {
+        b'\\' if self.bytes.get(self.at + 1) == Some(&b'u') => {
+          let unit = self.hex4(self.at + 2)?;
+          let paired = (0xD800..=0xDBFF).contains(&unit)
+            && self.bytes.get(self.at + 6..self.at + 8) == Some(b"\\u")
+            && self
+              .hex4(self.at + 8)
+              .is_some_and(|low| (0xDC00..=0xDFFF).contains(&low));
+          if paired {
+            (12, 2)
+          } else {
+            (6, 1)
+          }
+        }
+        b'\\' => (2, 1),
+        0x00..=0x7F => (1, 1),
+        0xF0..=0xFF => (4, 2),
+        0xE0..=0xEF => (3, 1),
+        _ => (2, 1),
+      };
+      self.at += width;
+      units += count;
+    }
+    let checkpoints = self.thinned(checkpoints, first);
+    Some(Some(Node::Text {
+      start: start as u64,
+      end: self.at as u64,
+      units,
+      checkpoints,
+    }))
+  }
+
+  /// The checkpoints kept for a node: at least the first, at most `max_checkpoints`, evenly thinned.
+  fn thinned(&self, mut checkpoints: Vec<(u64, u64)>, first: u64) -> Vec<(u64, u64)> {
+    if checkpoints.is_empty() {
+      checkpoints.push((0, first));
+    }
+    let max = self.settings.max_checkpoints.max(1);
+    if checkpoints.len() > max {
+      let every = checkpoints.len().div_ceil(max);
+      checkpoints = checkpoints.into_iter().step_by(every).collect();
+    }
+    checkpoints
+  }
+
+  fn array(&mut self, depth: usize) -> Option<Option<Node>> {
+    let start = self.at;
+    self.at += 1;
+    self.blank();
+    if self.peek()? == b']' {
+      self.at += 1;
+      return Some(None);
+    }
+    // Item 0 is always a checkpoint; the list is allocated only once a second one is due.
+    let first = self.at as u64;
+    let mut checkpoints: Vec<(u64, u64)> = Vec::new();
+    let mut children = Vec::new();
+    let mut len: u64 = 0;
+    let mut last = self.at;
+    loop {
+      self.blank();
+      let item = self.at;
+      if item - last >= self.settings.stride {
+        if checkpoints.is_empty() {
+          checkpoints.push((0, first));
+        }
+        checkpoints.push((len, item as u64));
+        last = item;
+      }
+      if let Some(child) = self.value(depth + 1)? {
+        children.push((len, child));
+      }
+      len += 1;
+      if self.closed(b']')? {
+        break;
+      }
+    }
+    if self.at - start <= self.settings.min_span {
+      return Some(None);
+    }
+    let checkpoints = self.thinned(checkpoints, first);
+    Some(Some(Node::Array {
+      start: start as u64,
+      end: self.at as u64,
+      len,
+      checkpoints,
+      children,
+    }))
+  }
+
+  /// Past the comma after an item or member (`false`), or past the container's `close` (`true`).
+  fn closed(&mut self, close: u8) -> Option<bool> {
+    self.blank();
+    let byte = self.peek()?;
+    if byte != b',' && byte != close {
+      return None;
+    }
+    self.at += 1;
+    Some(byte == close)
+  }
+
+  fn object(&mut self, depth: usize) -> Option<Option<Node>> {
+    let start = self.at;
+    self.at += 1;
+    self.blank();
+    if self.peek()? == b'}' {
+      self.at += 1;
+      return Some(None);
+    }
+    // Only keys after a recorded child are decoded: a repeated key wins over the child named before it (the last
+    // one wins, as in JSON.parse), whatever its value.
+    let mut children: Vec<(String, Node)> = Vec::new();
+    loop {
+      self.blank();
+      if self.peek()? != b'"' {
+        return None;
+      }
+      let key_start = self.at;
+      self.string()?;
+      let key_end = self.at;
+      self.blank();
+      if self.peek()? != b':' {
+        return None;
+      }
+      self.at += 1;
+      let child = self.value(depth + 1)?;
+      if !children.is_empty() || child.is_some() {
+        let name = decode_key(self.bytes.get(key_start..key_end)?)?;
+        children.retain(|(known, _)| *known != name);
+        if let Some(child) = child {
+          children.push((name, child));
+        }
+      }
+      if self.closed(b'}')? {
+        break;
+      }
+    }
+    if self.at - start <= self.settings.min_span || children.is_empty() {
+      return Some(None);
+    }
+    Some(Some(Node::Object {
+      start: start as u64,
+      end: self.at as u64,
+      children,
+    }))
+  }
+}
+
+/// A key's text (with its quotes) as the string it names.
+fn decode_key(raw: &[u8]) -> Option<String> {
+  let text = std::str::from_utf8(raw).ok()?;
+  if !raw.contains(&b'\\') {
+    return Some(text.get(1..text.len().checked_sub(1)?)?.to_string());
+  }
+  serde_json::from_str(text).ok()
+}

@@ -1,0 +1,136 @@
+//! A value on the tape as the evaluator sees it ([`TapeNode`], a [`Node`]): kind, children, members by key, items,
+//! length, and the value as a comparison operand, decoded only when asked.
+
+use std::borrow::Cow;
+
+use super::keys::decode_key;
+use super::{Entry, Tape};
+use crate::core::error::{CoreError, CoreResult};
+use crate::core::query::eval::{Atom, Node};
+use crate::core::query::walk::Kind;
+
+/// A value on a [`Tape`].
+#[derive(Clone, Copy)]
+pub(crate) struct TapeNode<'t> {
+  pub(super) tape: &'t Tape<'t>,
+  pub(super) at: u32,
+}
+
+impl<'t> TapeNode<'t> {
+  fn entry(self) -> &'t Entry {
+    &self.tape.entries[self.at as usize]
+  }
+
+  /// The value's JSON text.
+  pub(crate) fn text(self) -> &'t str {
+    let entry = self.entry();
+    &self.tape.text[entry.start as usize..entry.end as usize]
+  }
+
+  fn key_is(self, key: &str) -> bool {
+    let entry = self.entry();
+    let start = entry.key_start as usize;
+    let raw = &self.tape.text[start..start + entry.key_len as usize];
+    if entry.key_escaped {
+      decode_key(raw, true) == key
+    } else {
+      raw == key
+    }
+  }
+
+  /// Children in order, each once.
+  fn each_child(self) -> impl Iterator<Item = TapeNode<'t>> {
+    let entry = self.entry();
+    let container = matches!(entry.kind, Kind::Array | Kind::Object);
+    let end = if container { entry.next } else { self.at + 1 };
+    let tape = self.tape;
+    let mut at = self.at + 1;
+    std::iter::from_fn(move || {
+      if at >= end {
+        return None;
+      }
+      let node = TapeNode { tape, at };
+      at = tape.entries[at as usize].next;
+      Some(node)
+    })
+  }
+}
+
+/// A number as serde_json reads it: a short integer directly (the common case in filters), anything else by
+/// serde_json (`-0` is a float there).
+fn number(text: &str) -> CoreResult<serde_json::Number> {
+  let digits = text.strip_prefix('-').unwrap_or(text);
+  if digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) && text != "-0" {
+    if let Ok(n) = text.parse::<i64>() {
+      return Ok(n.into());
+    }
+  }
+  serde_json::from_str(text).map_err(unreadable)
+}
+
+fn unreadable(error: serde_json::Error) -> CoreError {
+  CoreError::internal(format!("A value the tape checked did not parse: {error}"))
+}
+
+impl<'t> Node<'t> for TapeNode<'t> {
+  fn kind(self) -> Kind {
+    self.entry().kind
+  }
+
+  fn children(self, out: &mut Vec<Self>) {
+    out.extend(self.each_child());
+  }
+
+  fn member(self, key: &str) -> Option<Self> {
+    if self.kind() != Kind::Object {
+      return None;
+    }
+    self.each_child().find(|child| child.key_is(key))
+  }
+
+  fn item(self, index: usize) -> Option<Self> {
+    if self.kind() != Kind::Array {
+      return None;
+    }
+    self.each_child().nth(index)
+  }
+
+  fn length(self) -> usize {
+    let entry = self.entry();
+    match entry.kind {
+      Kind::Array | Kind::Object => entry.count as usize,
+      Kind::String => match self.atom() {
+        Ok(Atom::Str(text)) => text.chars().count(),
+        _ => 0,
+      },
+      _ => 0,
+    }
+  }
+
+  /// The tape is in pre-order already: the node's subtree is the entries from it to its `next`.
+  fn preorder(self) -> impl Iterator<Item = Self> {
+    let entry = self.entry();
+    let end = if matches!(entry.kind, Kind::Array | Kind::Object) {
+      entry.next
+    } else {
+      self.at + 1
+    };
+    let tape = self.tape;
+    (self.at..end).map(move |at| TapeNode { tape, at })
+  }
+
+  fn atom(self) -> CoreResult<Atom<'t>> {
+    let entry = self.entry();
+    let text = self.text();
+    Ok(match entry.kind {
+      Kind::Null => Atom::Null,
+      Kind::Boolean => Atom::Bool(text == "true"),
+      Kind::Number => Atom::Number(number(text)?),
+      Kind::String if !entry.escaped => Atom::Str(Cow::Borrowed(&text[1..text.len() - 1])),
+      Kind::String => Atom::Str(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?)),
+      Kind::Array | Kind::Object => {
+        Atom::Tree(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?))
+      }
+    })
+  }
+}
