@@ -9,8 +9,9 @@
 
 use std::collections::HashMap;
 
-use super::js::{decode_prefix, push_canonical_number, push_canonical_raw, utf16_len};
-use super::scan::{Event, RawStr, ScanError, Scanner};
+use crate::core::json::decode::{decode_prefix, utf16_len};
+use crate::core::json::scan::{Event, RawStr, ScanError, Scanner};
+use crate::core::json::write::{push_canonical_number, push_canonical_str};
 
 /// Containers at this depth (the answer itself is depth 0) or deeper are counted, not opened.
 pub(crate) const MAX_DEPTH: usize = 64;
@@ -19,7 +20,7 @@ pub(crate) const MAX_KEY_UNITS: usize = 1024;
 /// Rough bookkeeping cost of one kept node, in budget bytes.
 const NODE_COST: usize = 16;
 
-pub(crate) use crate::core::jsjson::Kind;
+pub(crate) use crate::core::json::Kind;
 
 impl Kind {
   fn of(event: &Event<'_>) -> Kind {
@@ -270,7 +271,7 @@ fn canonical_key(key: RawStr<'_>) -> Box<str> {
     return Box::from(key.raw);
   }
   let mut out = String::new();
-  push_canonical_raw(key, &mut out);
+  push_canonical_str(key, &mut out);
   out.into_boxed_str()
 }
 
