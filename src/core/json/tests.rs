@@ -276,7 +276,10 @@ fn escapes_of_a_document_carry_their_offsets() {
     .filter(|(_, escaped)| matches!(escaped, Escaped::Lone(_)))
     .map(|(at, _)| *at)
     .collect();
-  assert_eq!(lone, vec![text.find(r#":"\ud800""#).expect("the lone one") + 2]);
+  assert_eq!(
+    lone,
+    vec![text.find(r#":"\ud800""#).expect("the lone one") + 2]
+  );
   assert!(found.contains(&(text.find(r"\ud83d").expect("the pair"), Escaped::Char('😀'))));
   assert!(found.contains(&(
     text.find(r"\u0041").expect("the letter"),
