@@ -6,6 +6,7 @@
 //! on its depth. See `docs/fold.md` for the rules a reader (or a model) can rely on.
 
 mod canonical;
+mod nodes;
 mod render;
 mod skeleton;
 

@@ -11,7 +11,8 @@ use super::{
   RESULT_HANDLE_META_KEY,
 };
 use crate::core::fold::canonical_json;
-use crate::core::json::decode::{decode_str, pieces, Escaped, Piece};
+use crate::core::json::decode::{decode_str, escape_at, Escaped};
+use crate::core::json::words::{has_byte, word_at};
 
 /// Reads `result_json` (a `CallToolResult` as `JSON.stringify` printed it) and decides whether it is a fold
 /// candidate. `tool_meta_json` is the tool definition's `_meta` (an object, or absent), checked for UI keys too.
@@ -215,26 +216,43 @@ fn string_content(literal: &str) -> Option<&str> {
 }
 
 /// Whether the JSON string literal `literal` (quotes included, its grammar already checked) decodes to exactly
-/// `expected`. One pass, no allocation: runs without escapes (found with `memchr`) are compared as bytes, each
-/// escape as the UTF-8 of the character it stands for. A lone surrogate escape decodes to no character, so it
-/// answers `false` (the caller's slow path then decides).
+/// `expected`. One pass, no allocation: the two are compared eight bytes at a time while they match and hold no
+/// backslash, each escape as the UTF-8 of the character it stands for. A lone surrogate escape decodes to no
+/// character, so it answers `false` (the caller's slow path then decides).
 pub(super) fn literal_decodes_to(literal: &str, expected: &str) -> bool {
   let Some(content) = string_content(literal) else {
     return false;
   };
-  let expected = expected.as_bytes();
-  let mut at = 0usize;
-  let mut buf = [0u8; 4];
-  for piece in pieces(content) {
-    let decoded = match piece {
-      Piece::Plain(run) => run.as_bytes(),
-      Piece::Escape(Escaped::Char(c)) => c.encode_utf8(&mut buf).as_bytes(),
-      Piece::Escape(Escaped::Lone(_)) | Piece::Broken => return false,
+  let (content, expected) = (content.as_bytes(), expected.as_bytes());
+  let (mut i, mut j) = (0usize, 0usize);
+  loop {
+    while let (Some(a), Some(e)) = (word_at(content, i), word_at(expected, j)) {
+      if a != e || has_byte(a, b'\\') {
+        break;
+      }
+      i += 8;
+      j += 8;
+    }
+    let Some(&byte) = content.get(i) else {
+      return j == expected.len();
     };
-    if expected.get(at..at + decoded.len()) != Some(decoded) {
+    if byte != b'\\' {
+      if expected.get(j) != Some(&byte) {
+        return false;
+      }
+      i += 1;
+      j += 1;
+      continue;
+    }
+    let Some((Escaped::Char(c), width)) = escape_at(content, i) else {
+      return false;
+    };
+    let mut buf = [0u8; 4];
+    let encoded = c.encode_utf8(&mut buf).as_bytes();
+    if expected.get(j..j + encoded.len()) != Some(encoded) {
       return false;
     }
-    at += decoded.len();
+    i += width;
+    j += encoded.len();
   }
-  at == expected.len()
 }

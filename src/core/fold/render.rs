@@ -5,12 +5,12 @@
 //! step stops writing as soon as the budget is passed, so a step costs at most about the budget.
 
 use super::canonical::array_index;
-use super::skeleton::{
-  ArrayNode, Kind, MergeKey, MergeSrc, Node, ObjectNode, Skeleton, Src, MAX_DEPTH, MAX_KEY_UNITS,
-};
+use super::nodes::{ArrayNode, MergeKey, MergeSrc, Node, ObjectNode, Src};
+use super::skeleton::{Skeleton, MAX_DEPTH, MAX_KEY_UNITS};
 use crate::core::json::decode::{cut_units, utf16_len};
 use crate::core::json::scan::RawStr;
 use crate::core::json::write::{push_escaped_units, quoted};
+use crate::core::json::Kind;
 
 /// The limits of one step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

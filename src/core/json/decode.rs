@@ -9,6 +9,7 @@ use std::borrow::Cow;
 use memchr::memchr;
 
 use super::scan::RawStr;
+use super::words::find_byte;
 
 /// What one escape of a JSON string stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +80,7 @@ pub(crate) enum Piece<'a> {
   Broken,
 }
 
-/// The pieces of a JSON string's content (the text between its quotes), in order. Runs are found with `memchr`.
+/// The pieces of a JSON string's content (the text between its quotes), in order.
 pub(crate) fn pieces(content: &str) -> Pieces<'_> {
   Pieces { content, at: 0 }
 }
@@ -95,7 +96,7 @@ impl<'a> Iterator for Pieces<'a> {
   fn next(&mut self) -> Option<Piece<'a>> {
     let bytes = self.content.as_bytes();
     let rest = bytes.get(self.at..).filter(|rest| !rest.is_empty())?;
-    let plain = memchr(b'\\', rest).unwrap_or(rest.len());
+    let plain = find_byte(rest, 0, b'\\');
     if plain > 0 {
       // A backslash is ASCII, so the run ends on a character boundary.
       let run = self.content.get(self.at..self.at + plain)?;

@@ -11,6 +11,7 @@
 
 pub(crate) mod decode;
 pub(crate) mod scan;
+pub(crate) mod words;
 pub(crate) mod write;
 
 /// The type of a JSON value. `name` is the word the shape and the messages use.

@@ -7,6 +7,8 @@
 
 use memchr::memchr2;
 
+use super::words::{may_stop_string, word_at};
+
 /// A string token: the text between the quotes, escapes still in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct RawStr<'a> {
@@ -224,6 +226,13 @@ impl<'a> Scanner<'a> {
     let mut i = start;
     let mut escaped = false;
     loop {
+      // Eight bytes at a time while none of them can end the run, then byte by byte.
+      while let Some(word) = word_at(self.bytes, i) {
+        if may_stop_string(word) {
+          break;
+        }
+        i += 8;
+      }
       while i < self.bytes.len() && !STRING_STOP[self.bytes[i] as usize] {
         i += 1;
       }

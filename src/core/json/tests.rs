@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use super::decode::*;
 use super::scan::*;
+use super::words::*;
 use super::write::*;
 
 // ─── scanner ─────────────────────────────────────────────────────────────────────────────────────────────────────
@@ -405,5 +406,61 @@ proptest::proptest! {
     proptest::prop_assert_eq!(&canonical, &serde_json::to_string(&text).expect("a string"));
     proptest::prop_assert_eq!(quoted_len(&text), canonical.len());
     proptest::prop_assert_eq!(utf16_len(raw), text.encode_utf16().count());
+  }
+}
+
+#[test]
+fn the_word_test_never_misses_a_byte_that_ends_a_string_run() {
+  for byte in 0..=255u8 {
+    let stops = byte < 0x20 || byte == b'"' || byte == b'\\';
+    for lane in 0..8 {
+      let mut word = [b'a'; 8];
+      word[lane] = byte;
+      assert_eq!(
+        may_stop_string(u64::from_le_bytes(word)),
+        stops,
+        "byte {byte:#x} in lane {lane}"
+      );
+    }
+  }
+  // Across word boundaries, the scanner stops exactly where the byte loop would.
+  for at in 0..24 {
+    let plain = "é".repeat(2) + &"a".repeat(at);
+    for (end, ok) in [
+      ("\"", true),
+      ("\\n\"", true),
+      ("\u{1}\"", false),
+      ("\\x\"", false),
+    ] {
+      let text = format!("\"{plain}{end}");
+      let read = Scanner::new(&text).next_event();
+      assert_eq!(read.is_ok(), ok, "{text:?}");
+    }
+  }
+}
+
+#[test]
+fn find_byte_finds_the_first_one_on_short_and_long_runs() {
+  for len in [0, 1, 7, 8, 9, 31, 32, 33, 40, 100] {
+    for at in 0..=len {
+      let mut bytes = vec![b'a'; len];
+      if at < len {
+        bytes[at] = b'\\';
+        if at + 3 < len {
+          bytes[at + 3] = b'\\';
+        }
+      }
+      for from in [0, at.min(3)] {
+        let expected = bytes[from..]
+          .iter()
+          .position(|&b| b == b'\\')
+          .map_or(len, |found| from + found);
+        assert_eq!(
+          find_byte(&bytes, from, b'\\'),
+          expected,
+          "{len} {at} {from}"
+        );
+      }
+    }
   }
 }
