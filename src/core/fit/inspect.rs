@@ -12,7 +12,7 @@ use super::{
 };
 use crate::core::fold::canonical_json;
 use crate::core::json::decode::{decode_str, escape_at, Escaped};
-use crate::core::json::words::{has_byte, word_at};
+use crate::core::json::words::{first_byte, first_difference, word_at};
 
 /// Reads `result_json` (a `CallToolResult` as `JSON.stringify` printed it) and decides whether it is a fold
 /// candidate. `tool_meta_json` is the tool definition's `_meta` (an object, or absent), checked for UI keys too.
@@ -226,12 +226,17 @@ pub(super) fn literal_decodes_to(literal: &str, expected: &str) -> bool {
   let (content, expected) = (content.as_bytes(), expected.as_bytes());
   let (mut i, mut j) = (0usize, 0usize);
   loop {
+    // Eight bytes at a time up to the first backslash; a difference before it decides.
     while let (Some(a), Some(e)) = (word_at(content, i), word_at(expected, j)) {
-      if a != e || has_byte(a, b'\\') {
+      let backslash = first_byte(a, b'\\');
+      if first_difference(a, e) < backslash {
+        return false;
+      }
+      i += backslash;
+      j += backslash;
+      if backslash < 8 {
         break;
       }
-      i += 8;
-      j += 8;
     }
     let Some(&byte) = content.get(i) else {
       return j == expected.len();
@@ -247,12 +252,19 @@ pub(super) fn literal_decodes_to(literal: &str, expected: &str) -> bool {
     let Some((Escaped::Char(c), width)) = escape_at(content, i) else {
       return false;
     };
-    let mut buf = [0u8; 4];
-    let encoded = c.encode_utf8(&mut buf).as_bytes();
-    if expected.get(j..j + encoded.len()) != Some(encoded) {
-      return false;
+    if c.is_ascii() {
+      if expected.get(j) != Some(&(c as u8)) {
+        return false;
+      }
+      j += 1;
+    } else {
+      let mut buf = [0u8; 4];
+      let encoded = c.encode_utf8(&mut buf).as_bytes();
+      if expected.get(j..j + encoded.len()) != Some(encoded) {
+        return false;
+      }
+      j += encoded.len();
     }
     i += width;
-    j += encoded.len();
   }
 }

@@ -464,3 +464,23 @@ fn find_byte_finds_the_first_one_on_short_and_long_runs() {
     }
   }
 }
+
+#[test]
+fn word_positions_are_exact() {
+  for lane in 0..8 {
+    let mut word = *b"ab\\cd\\ef";
+    word[lane] = b'"';
+    let word = u64::from_le_bytes(word);
+    assert_eq!(first_byte(word, b'"'), lane);
+    let backslash = if lane == 2 { 5 } else { 2 };
+    assert_eq!(first_byte(word, b'\\'), backslash, "lane {lane}");
+    assert_eq!(first_byte(word, b'z'), 8);
+    let other = u64::from_le_bytes(*b"ab\\cd\\ef");
+    assert_eq!(first_difference(word, other), lane);
+    assert_eq!(first_difference(other, other), 8);
+  }
+  // A zero byte right before the searched one (the test's false alarm comes after a true one, never before).
+  let word = u64::from_le_bytes([0x01, 0x00, 0x5C, 0x5D, 0, 0, 0, 0]);
+  assert_eq!(first_byte(word, 0x5C), 2);
+  assert_eq!(first_byte(word, 0x01), 0);
+}

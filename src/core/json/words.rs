@@ -21,6 +21,17 @@ pub(crate) fn has_byte(word: u64, byte: u8) -> bool {
   zero_bytes(word ^ (ONES * u64::from(byte))) != 0
 }
 
+/// The index (0 to 7) of the first of the eight bytes of `word` that is `byte`; 8 when none is. Exact: a false
+/// alarm of the zero-byte test only ever follows a true zero byte.
+pub(crate) fn first_byte(word: u64, byte: u8) -> usize {
+  (zero_bytes(word ^ (ONES * u64::from(byte))).trailing_zeros() / 8) as usize
+}
+
+/// The index (0 to 7) of the first byte where two words differ; 8 when they are equal.
+pub(crate) fn first_difference(a: u64, b: u64) -> usize {
+  ((a ^ b).trailing_zeros() / 8) as usize
+}
+
 /// Whether any of the eight bytes of `word` may end a run of string content: a quote, a backslash or a control
 /// character. A `true` can be a false alarm (a byte loop then decides); a `false` never misses one.
 pub(crate) fn may_stop_string(word: u64) -> bool {
@@ -32,8 +43,9 @@ pub(crate) fn may_stop_string(word: u64) -> bool {
 pub(crate) fn find_byte(bytes: &[u8], from: usize, byte: u8) -> usize {
   let mut at = from;
   while let Some(word) = word_at(bytes, at) {
-    if has_byte(word, byte) {
-      break;
+    let first = first_byte(word, byte);
+    if first < 8 {
+      return at + first;
     }
     at += 8;
     if at - from >= 32 {
