@@ -1,6 +1,7 @@
 //! Eight bytes at a time: the word tests the scanner, the decoder and the fit's comparison use to pass over runs
-//! of plain string content. Measured faster than `memchr` on JSON strings, whose runs between escapes and quotes
-//! are short; `memchr` takes over on long runs.
+//! of plain string content. Runs between a JSON string's escapes and quotes are short, where one `memchr` call per
+//! run costs more (the fit's comparison of a repeating text measured about 1.6× slower that way); `memchr` takes
+//! over once a run is long.
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
