@@ -1,22 +1,22 @@
-// The fit's JS fast path (lib/core/result-handles.core.ts) against the engine's exact rule: an answer the core sends
+// The fit's JS fast path (lib/host/pipeline.ts) against the engine's exact rule: an answer the core sends
 // on without a native call must be one the engine, given the whole CallToolResult, would not fold either; and an
 // answer handed over split must fold exactly as the whole result does.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
-import { type OpenedEngine, openEngine, prepareOptions } from '../lib/core/engine';
-import { ResultHandlesCore } from '../lib/core/result-handles.core';
+import { type OpenedEngine, openEngine, prepareOptions } from '../lib/host/open-engine';
+import { HostPipeline } from '../lib/host/pipeline';
 
 const THRESHOLD = 1024;
 const OWNER = { session: 'fast-path-session' };
 const call = { toolName: 't', fullName: 't', request: {}, owner: OWNER };
 
 let engine: OpenedEngine;
-let core: ResultHandlesCore;
+let core: HostPipeline;
 
 beforeAll(async () => {
   const prepared = prepareOptions({ thresholdBytes: THRESHOLD, storage: { type: 'memory' } });
   engine = await openEngine(prepared);
-  core = new ResultHandlesCore(async () => engine, { thresholdBytes: THRESHOLD }, { warn: () => {} });
+  core = new HostPipeline(async () => engine, { thresholdBytes: THRESHOLD }, { warn: () => {} });
 });
 
 afterAll(async () => {
@@ -46,6 +46,32 @@ function texts(): string[] {
     );
     out.push(`{${'"k":1,'.repeat(Math.ceil(n / 6))}`); // looks like JSON, is not: measured quoted
     out.push(`[${'"\ud800",'.repeat(Math.ceil(n / 4))}0]`); // JSON holding raw lone surrogates
+  }
+  return out;
+}
+
+/**
+ * JSON texts whose exact size is the threshold, one byte less or one more, written every way that makes the text
+ * longer or shorter than its canonical form: escapes, repeated keys, exponents, whitespace, non-ASCII, lone
+ * surrogates (raw, escaped, and raw beside an escaped half).
+ */
+function textsAtTheThreshold(): string[] {
+  const out: string[] = [];
+  for (const size of [THRESHOLD - 1, THRESHOLD, THRESHOLD + 1]) {
+    const pad = (used: number) => 'b'.repeat(size - used);
+    out.push(`{"a":"${pad(8)}"}`); // {"a":"…"}: 8 bytes around the pad
+    out.push(` {"a" : "${pad(8)}"}\n`);
+    out.push(`{"a":"\\u0041${pad(9)}"}`); // an escaped backslash, then text
+    out.push(`{"a":"\u0041${pad(9)}"}`); // \u0041 is A: 6 bytes as written, 1 canonical
+    out.push(`{"a":1,"a":"${pad(8)}"}`); // the repeated key goes
+    out.push(`{"a":"${pad(14)}","n":1e3}`); // 1e3 is 1000: one byte longer canonical
+    out.push(`{"a":"${pad(13)}","n":1e3}`);
+    out.push(`{"a":"é${pad(10)}"}`);
+    out.push(`{"a":"\ud800${pad(14)}"}`); // an escaped lone surrogate stays six bytes
+    out.push(`{"a":"\ud800${pad(14)}"}`.replace('\\ud800', '\ud800')); // raw: six bytes canonical, three as UTF-8
+    out.push(`{"a":"\ud83d\\ude00${pad(12)}"}`); // a raw half beside an escaped one: one emoji, four bytes
+    out.push(`{"a":"${pad(8)}"} x`); // not JSON: measured quoted
+    out.push(`x${'\ud800'.repeat(Math.floor(size / 6))}`); // not JSON, lone surrogates: six bytes each quoted
   }
   return out;
 }
@@ -104,15 +130,117 @@ describe('the fit fast path decides as the engine does', () => {
     expect(checked).toBeGreaterThan(300);
   });
 
+  it("the engine's one-scan check passes a text only when its exact size is under the threshold", async () => {
+    let certain = 0;
+    let checked = 0;
+    for (const text of [...texts(), ...textsAtTheThreshold()]) {
+      if (text.length > THRESHOLD) continue; // hosts ask only about texts at most a threshold long
+      const bytes = answerBytes({ content: [{ type: 'text', text }] });
+      const under = engine.textCertainlyUnderThreshold(text);
+      expect(under && bytes > THRESHOLD, `${text.slice(0, 80)}… measures ${bytes}`).toBe(false);
+      if (under) certain += 1;
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(certain).toBeGreaterThan(checked / 4); // it is not a check that never says yes
+  });
+
+  it('a text holding a lone surrogate crosses as UTF-16 and is measured and compared as JS reads it', async () => {
+    for (const text of textsAtTheThreshold().filter((t) => !isWellFormed(t))) {
+      const whole = { content: [{ type: 'text', text }] };
+      const plan = await engine.prepareAnswer(text, { envelopeJson: '{}', kind: 'text' });
+      expect(plan.kind === 'fold', text.slice(0, 60)).toBe(answerBytes(whole) > THRESHOLD);
+      if (plan.kind === 'fold') expect(plan.bytes).toBe(answerBytes(whole));
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      const answer = JSON.stringify(parsed);
+      const repeating = await engine.prepareAnswer(answer, { envelopeJson: '{}', kind: 'structured', text });
+      expect(repeating.reason ?? 'fold').toBe(Buffer.byteLength(answer) > THRESHOLD ? 'fold' : 'under-threshold');
+      const other = await engine.prepareAnswer(answer, { envelopeJson: '{}', kind: 'structured', text: `${text} ` });
+      expect(other.reason, 'a text with a trailing space repeats it too').toBe(repeating.reason);
+      const differing = await engine.prepareAnswer(answer, {
+        envelopeJson: '{}',
+        kind: 'structured',
+        text: text.replace('b', 'c'),
+      });
+      expect(differing.reason).toBe('text-differs');
+    }
+  });
+
   it('answers the fast path can bound never reach the engine', async () => {
     const split = vi.spyOn(engine, 'prepareAnswer');
     const whole = vi.spyOn(engine, 'prepare');
+    await core.ready();
     const small = { a: 'b'.repeat(100) };
     const result = { content: [{ type: 'text', text: JSON.stringify(small) }], structuredContent: small };
     expect(await core.fit(result, call)).toBe(result);
+    // Structured only: its JSON measures it.
+    const alone = { content: [], structuredContent: small };
+    expect(await core.fit(alone, call)).toBe(alone);
+    // A JSON text whose quoted form is over the threshold (every quote doubles) but whose own size is under it: the
+    // engine's scan passes it, with no prepare.
+    const quotes = JSON.stringify(Array.from({ length: 150 }, (_, i) => `${i}`));
+    expect(Buffer.byteLength(JSON.stringify(quotes))).toBeGreaterThan(THRESHOLD);
+    const text = { content: [{ type: 'text', text: quotes }] };
+    expect(await core.fit(text, call)).toBe(text);
     expect(split).not.toHaveBeenCalled();
     expect(whole).not.toHaveBeenCalled();
     split.mockRestore();
     whole.mockRestore();
+  });
+});
+
+describe('calls with no owner', () => {
+  it('ask the engine whether they would fold on the 1st, 2nd, 4th, 8th… call of a tool until it warned', async () => {
+    const warnings: string[] = [];
+    const ownerless = new HostPipeline(
+      async () => engine,
+      { thresholdBytes: THRESHOLD },
+      {
+        warn: (message) => warnings.push(message),
+      },
+    );
+    const prepare = vi.spyOn(engine, 'prepareAnswer');
+    try {
+      const big = { a: 'b'.repeat(2 * THRESHOLD) };
+      // Over the threshold, but an error: it passes whatever the owner, so nothing to warn about.
+      const error = { content: [{ type: 'text', text: JSON.stringify(big) }], structuredContent: big, isError: true };
+      const noOwner = { ...call, owner: undefined };
+      for (let i = 0; i < 16; i++) expect(await ownerless.fit(error, noOwner)).toBe(error);
+      expect(prepare).toHaveBeenCalledTimes(5);
+      expect(warnings).toEqual([]);
+      // The 32nd call would fold: it warns, and no call asks again.
+      const foldable = { content: [{ type: 'text', text: JSON.stringify(big) }], structuredContent: big };
+      for (let i = 0; i < 16; i++) expect(await ownerless.fit(foldable, noOwner)).toBe(foldable);
+      expect(prepare).toHaveBeenCalledTimes(6);
+      expect(warnings).toHaveLength(1);
+      for (let i = 0; i < 40; i++) await ownerless.fit(foldable, noOwner);
+      expect(prepare).toHaveBeenCalledTimes(6);
+    } finally {
+      prepare.mockRestore();
+    }
+  });
+});
+
+describe('a large answer crossing off the JS thread', () => {
+  it('folds, keeps and reads back exactly, non-ASCII and a real U+FFFD included', async () => {
+    const ascii = JSON.stringify({ items: Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: `item ${i}` })) });
+    // V8 writes a lone surrogate as U+FFFD into UTF-8: a real one must not be taken for a lone surrogate.
+    const wide = ascii.replace('item 7', 'itém 7').replace('item 8', 'item 8 \u0141 \ufffd');
+    for (const answer of [ascii, wide]) {
+      const plan = await engine.prepareAnswer(answer, { envelopeJson: '{}', kind: 'structured' });
+      expect(plan.kind).toBe('fold');
+      expect(plan.bytes).toBe(Buffer.byteLength(answer));
+      await engine.commit(plan, OWNER.session, null);
+      const { handle } = JSON.parse(plan.foldedJson!) as { handle: string };
+      const read = JSON.parse(
+        await engine.query(JSON.stringify({ handle, path: '$.items', offset: 7, limit: 2 }), OWNER.session),
+      ) as { value: unknown };
+      expect(read.value).toEqual((JSON.parse(answer) as { items: unknown[] }).items.slice(7, 9));
+    }
   });
 });

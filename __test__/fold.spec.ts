@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper without types
 import { jsPreview, jsShape } from '../benchmark/js-fold.mjs';
-import { foldAnswer, foldAnswerSync, foldSettingsOf } from '../lib/result-handles.fold';
+import { foldAnswer, foldAnswerSync, foldSettingsOf } from './fixtures/fold';
 import { normalizeOptions } from '../lib/result-handles.options';
 
 const require = createRequire(import.meta.url);

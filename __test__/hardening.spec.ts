@@ -94,7 +94,7 @@ describe('result_query arguments over the wire (MCP SDK adapter, real Client)', 
 
 describe('low-level calls that must refuse, not succeed wrongly', () => {
   it('commits a prepared plan once: a second commit is INVALID_INPUT and keeps nothing more', async () => {
-    const { openEngine, prepareOptions } = await import('../lib/core/engine');
+    const { openEngine, prepareOptions } = await import('../lib/host/open-engine');
     const engine = await openEngine(prepareOptions({ thresholdBytes: 1024, storage: { type: 'memory' } }));
     try {
       const structuredContent = { text: 'x'.repeat(5000) };
@@ -115,7 +115,7 @@ describe('low-level calls that must refuse, not succeed wrongly', () => {
   });
 
   it('foldedJson refuses a preview or shape that is not JSON instead of returning invalid JSON', async () => {
-    const { foldedJson } = await import('../lib/result-handles.fold');
+    const { foldedJson } = await import('./fixtures/fold');
     for (const [preview, shape] of [
       ['{', '{}'],
       ['{}', '{"type":'],

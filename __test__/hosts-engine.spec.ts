@@ -1,7 +1,7 @@
-// The hosts' engine opener (lib/core/engine.ts): which results are inspected on the JS thread.
+// The hosts' engine opener (lib/host/open-engine.ts): which results are inspected on the JS thread.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { openEngine, prepareOptions } from '../lib/core/engine';
+import { openEngine, prepareOptions } from '../lib/host/open-engine';
 import * as native from '../lib/native';
 
 const resultOf = (chars: number) => {

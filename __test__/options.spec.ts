@@ -10,8 +10,8 @@ import {
   type ResultHandlesOptions,
 } from '../lib/result-handles.options';
 import { createResultHandleStore } from '../lib/result-handle.store';
-import { openEngine, prepareOptions } from '../lib/core/engine';
-import { resultQueryInputShape } from '../lib/core/result-query.schema';
+import { openEngine, prepareOptions } from '../lib/host/open-engine';
+import { resultQueryInputShape } from '../lib/host/result-query.schema';
 import * as native from '../lib/native';
 
 function problemsOf(options: unknown): ResultHandlesConfigurationError {

@@ -12,6 +12,7 @@ import { RespClient } from './setup/redis';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js') as typeof import('../binding');
+const { checkOptions } = require('../dist/result-handles.options.js') as typeof import('../lib/result-handles.options');
 
 const redisUrl = inject('redisUrl');
 const THRESHOLD = 16_384;
@@ -51,7 +52,7 @@ async function openEngine(namespace: string) {
     600,
   );
   const options = { thresholdBytes: THRESHOLD, ttlSeconds: 600, preview: { items: 3, chars: 200 } };
-  const engine = native.ResultHandlesEngine.create(JSON.stringify(options), store);
+  const engine = native.ResultHandlesEngine.create(checkOptions(options).settings, store);
   return { store, engine };
 }
 

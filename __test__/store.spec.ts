@@ -107,6 +107,9 @@ describe('createResultHandleStore', () => {
       expect(await store.read(handle, other)).toBeUndefined();
     }
     expect(await store.read(store.newHandle(), { session: 's1', caller: 'alice' })).toBeUndefined();
+    // `subject` is the owner's name everywhere; `caller`, its earlier name, reads the same record.
+    expect(await store.read(handle, { session: 's1', subject: 'alice' })).toEqual({ value: orders });
+    expect(await store.read(handle, { session: 's1', subject: 'bob', caller: 'alice' })).toBeUndefined();
 
     const anonymous = store.newHandle();
     await store.save(anonymous, 'text answer', { session: '' });
@@ -185,8 +188,12 @@ describe('new ResultHandleStore(storage, ttlSeconds)', () => {
       expect(thrown, String(ttl)).toBeInstanceOf(ResultHandlesConfigurationError);
       const error = thrown as InstanceType<typeof ResultHandlesConfigurationError>;
       expect(error.code).toBe('RESULT_HANDLES_CONFIGURATION');
-      expect(error.problems).toEqual([native.storeTtlProblem(undefined)]);
-      expect(error.message).toContain('ttlSeconds must be a whole number from 1 to 31536000.');
+      // The same wording as the plugin's ttlSeconds option (one check for every entry point).
+      expect(error.problems).toHaveLength(1);
+      expect(error.problems[0]).toMatch(
+        /^ttlSeconds: must be a positive whole number of seconds, at most 31536000 \(got /,
+      );
+      expect(error.message).toContain(error.problems[0]);
     }
     expect(entries.size).toBe(0);
     for (const ttl of [1, 600, 31_536_000]) expect(new ResultHandleStore(storage, ttl).ttlSeconds).toBe(ttl);

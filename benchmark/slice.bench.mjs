@@ -13,6 +13,7 @@ import { formatMs, interleaved, ordersAnswer, startRedis } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js');
+const { checkOptions } = require('../dist/result-handles.options.js');
 
 const OWNER = ['bench-session', 'bench-user'];
 const OPTIONS = { thresholdBytes: 16_384, ttlSeconds: 600, preview: { items: 3, chars: 200 } };
@@ -35,7 +36,7 @@ function ordersAnswerUnderData(bytes) {
 const fmt = (ms) => formatMs(ms, 2, 9);
 
 async function run(label, store, withJs) {
-  const engine = native.ResultHandlesEngine.create(JSON.stringify(OPTIONS), store);
+  const engine = native.ResultHandlesEngine.create(checkOptions(OPTIONS).settings, store);
   console.log(`\n${label}`);
   console.log(`answer     indexed        full read      ratio${withJs ? '    plain JS       ratio' : ''}`);
   for (const mb of SIZES_MB) {

@@ -1,5 +1,5 @@
 // ─── storage benchmark: one fold and one query on each backend ─────────────────────────────────────────────
-// The same native engine (ResultHandlesCore over openEngine) on memory, SQLite (a temp file), Redis (its own
+// The same native engine (HostPipeline over openEngine) on memory, SQLite (a temp file), Redis (its own
 // redis-server), Redis Cluster (3 masters + 3 replicas on loopback, __test__/setup/redis-cluster.mjs) and the
 // Upstash REST protocol (a loopback endpoint forwarding to that Redis: this measures the client and the protocol,
 // not a real Upstash, which adds one HTTPS round trip over the internet per command).
@@ -20,8 +20,8 @@ import { startRedisCluster } from '../__test__/setup/redis-cluster.mjs';
 import { fixed, interleaved, ordersAnswer, Resp, startRedis } from './support.mjs';
 
 const require = createRequire(import.meta.url);
-const { ResultHandlesCore } = require('../dist/core/result-handles.core.js');
-const { openEngine, prepareOptions } = require('../dist/core/engine.js');
+const { HostPipeline } = require('../dist/host/pipeline.js');
+const { openEngine, prepareOptions } = require('../dist/host/open-engine.js');
 
 const OWNER = { session: 'bench-session', subject: 'bench-user' };
 const makeOrder = (i) => ({ id: i, status: i % 2 ? 'shipped' : 'open', customer: `Customer ${i}`, total: i * 1.5 });
@@ -57,7 +57,7 @@ async function upstashEndpoint(redisPort, token) {
 
 async function coreFor(storage) {
   const prepared = prepareOptions({ thresholdBytes: 16_384, storage });
-  const core = new ResultHandlesCore(() => openEngine(prepared), {}, { warn: (message) => console.warn(message) });
+  const core = new HostPipeline(() => openEngine(prepared), {}, { warn: (message) => console.warn(message) });
   await core.ready();
   return core;
 }

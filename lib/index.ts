@@ -43,8 +43,8 @@ export {
   normalizeOptions,
 } from './result-handles.options';
 export { ResultQueryTool } from './tools/result-query.tool';
-export { RESULT_HANDLES_METRICS } from './core/stats';
-export type { ResultHandlesStats } from './core/stats';
+export { RESULT_HANDLES_METRICS } from './host/stats';
+export type { ResultHandlesStats } from './host/stats';
 
 /** Version of the native engine this package loaded. */
 export const ENGINE_VERSION: string = native.engineVersion();

@@ -10,22 +10,22 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod/v4';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
-import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './core/admission';
-import { consoleLogger, type ResultHandlesLogger } from './core/logger';
-import { NestingGuard } from './core/nesting';
-import { type Owner, nonEmpty, ownerOf } from './core/owner';
-import { type Admission, type FoldedAnswer, ResultHandlesCore, type CodedFailure } from './core/result-handles.core';
-import { engineOpener, prepareOptions, type ResultHandlesOptions } from './core/engine';
-import { HandleReferenceResolver } from './core/handle-references';
+import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './host/admission';
+import { consoleLogger, type ResultHandlesLogger } from './host/logger';
+import { NestingGuard } from './host/nesting';
+import { type Owner, nonEmpty, ownerOf } from './host/owner';
+import { type Admission, type FoldedAnswer, HostPipeline, type CodedFailure } from './host/pipeline';
+import { engineOpener, prepareOptions, type ResultHandlesOptions } from './host/open-engine';
+import { HandleReferenceResolver } from './host/handle-references';
 import { RESULT_QUERY_TOOL_NAME } from './result-handles.options';
-import { resultQueryDescription, resultQueryInputShape, resultQueryOutputShape } from './core/result-query.schema';
-import { type ResultHandlesStats } from './core/stats';
+import { resultQueryDescription, resultQueryInputShape, resultQueryOutputShape } from './host/result-query.schema';
+import { type ResultHandlesStats } from './host/stats';
 
-export { foldable, type FoldableShape } from './core/zod-foldable';
-export type { ResultHandlesLogger } from './core/logger';
-export type { ResultHandlesOptions } from './core/engine';
-export type { FoldedAnswer, FoldPolicy } from './core/result-handles.core';
-export { RESULT_HANDLES_METRICS, type ResultHandlesStats } from './core/stats';
+export { foldable, type FoldableShape } from './host/zod-foldable';
+export type { ResultHandlesLogger } from './host/logger';
+export type { ResultHandlesOptions } from './host/open-engine';
+export type { FoldedAnswer, FoldPolicy } from './host/pipeline';
+export { RESULT_HANDLES_METRICS, type ResultHandlesStats } from './host/stats';
 
 const ATTACHED = Symbol.for('result-handles-native/mcp.attached');
 
@@ -238,7 +238,7 @@ function failureResult(failure: CodedFailure): Record<string, unknown> {
 export function createResultHandles(options: ResultHandlesOptions = {}, adapter: AdapterOptions = {}): ResultHandles {
   const prepared = prepareOptions(options);
   const logger = adapter.logger ?? consoleLogger;
-  const core = new ResultHandlesCore(
+  const core = new HostPipeline(
     engineOpener(prepared),
     { foldPolicy: prepared.foldPolicy, thresholdBytes: prepared.resolved.thresholdBytes },
     logger,

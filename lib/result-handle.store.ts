@@ -2,16 +2,23 @@
 // The JS face of the native store. Every rule (key derivation, sealing, backends, config validation, TTL) lives in
 // Rust; this file only moves values across: JSON text in, JSON text out.
 import * as native from './native';
-import { ResultHandlesConfigurationError } from './result-handles.options';
+import { optionsInputJson, ResultHandlesConfigurationError } from './result-handles.options';
 
 // ─── Types ──────────────────────────────────────────────────────────────────
 
-/** Who may read a kept answer: the session and/or the caller (subject) that saved it. Absent is not empty. */
+/** Who may read a kept answer: the session and/or the subject that saved it. Absent is not empty. */
 export interface ResultHandleOwner {
   /** The verified session id. */
   session?: string;
-  /** The authenticated caller (subject). */
+  /** The authenticated subject (the same word the hosts and the record format use). */
+  subject?: string;
+  /** @deprecated The earlier name of {@link ResultHandleOwner.subject}; still read when `subject` is absent. */
   caller?: string;
+}
+
+/** The owner's subject, under either name. */
+function subjectOf(owner: ResultHandleOwner): string | undefined {
+  return owner.subject ?? owner.caller;
 }
 
 /**
@@ -54,17 +61,17 @@ export type ResultHandleStorageConfig =
 export interface CreateResultHandleStoreOptions {
   /** Where answers are kept. */
   storage: ResultHandleStorageConfig;
-  /** Key namespace: records live under `namespace:` + hex storage key. */
+  /** Key namespace (1 to 256 bytes of UTF-8): records live under `namespace:` + hex storage key. */
   namespace: string;
-  /** How long an answer is kept, in seconds. */
+  /** How long an answer is kept, in seconds (1 to 31536000). */
   ttlSeconds: number;
-  /** Server secret (≥ 32 bytes) mixed into every key; defaults to `RESULT_HANDLES_SECRET` when set. */
+  /** Server secret (at least 32 bytes) mixed into every key; defaults to `RESULT_HANDLES_SECRET` when set. */
   secret?: string;
 }
 
 /** Options of `new ResultHandleStore(storage, ttlSeconds, options)`. */
 export interface ResultHandleStoreOptions {
-  /** Server secret (≥ 32 bytes) mixed into every key; defaults to `RESULT_HANDLES_SECRET` when set. */
+  /** Server secret (at least 32 bytes) mixed into every key; defaults to `RESULT_HANDLES_SECRET` when set. */
   secret?: string;
 }
 
@@ -110,18 +117,10 @@ export class BrowserStoreUnavailableError extends Error {
 
 // ─── Helpers ────────────────────────────────────────────────────────────────
 
-/** `JSON.stringify` that never throws on clients or cycles: they become a marker the native validator names. */
-function configJson(storage: unknown): string | undefined {
-  if (storage === undefined) return undefined;
-  const seen = new WeakSet<object>();
-  return JSON.stringify(storage, (_key, value: unknown) => {
-    if (typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint') return '[object]';
-    if (value !== null && typeof value === 'object') {
-      if (seen.has(value)) return '[object]';
-      seen.add(value);
-    }
-    return value;
-  });
+/** The engine's refusal as the public error: every problem, the message naming them, the remedy. */
+function configurationError(refused: native.ConfigurationProblems): ResultHandlesConfigurationError {
+  const error = new ResultHandlesConfigurationError(refused.problems, refused.message);
+  return refused.remedy ? Object.assign(error, { remedy: refused.remedy }) : error;
 }
 
 function jsonOf(value: unknown): string {
@@ -167,8 +166,8 @@ async function rethrowingStoreErrors<T>(work: Promise<T>): Promise<T> {
 
 function nativeBacking(store: native.NativeHandleStore): Backing {
   return {
-    save: (handle, json, owner) => rethrowingStoreErrors(store.save(handle, json, owner.session, owner.caller)),
-    read: (handle, owner) => rethrowingStoreErrors(store.read(handle, owner.session, owner.caller)),
+    save: (handle, json, owner) => rethrowingStoreErrors(store.save(handle, json, owner.session, subjectOf(owner))),
+    read: (handle, owner) => rethrowingStoreErrors(store.read(handle, owner.session, subjectOf(owner))),
     close: () => rethrowingStoreErrors(store.close()),
   };
 }
@@ -176,7 +175,7 @@ function nativeBacking(store: native.NativeHandleStore): Backing {
 function storageBacking(storage: ResultHandleStorage, ttlSeconds: number, secret: string | undefined): Backing {
   return {
     async save(handle, json, owner) {
-      const sealed = await native.sealRecord(handle, json, owner.session, owner.caller, secret);
+      const sealed = await native.sealRecord(handle, json, owner.session, subjectOf(owner), secret);
       try {
         await storage.set(sealed.storageKey, sealed.record.toString('base64'), { ttlSeconds });
       } catch (cause) {
@@ -189,7 +188,7 @@ function storageBacking(storage: ResultHandleStorage, ttlSeconds: number, secret
       }
     },
     async read(handle, owner) {
-      const key = native.storageKeyFor(handle, owner.session, owner.caller, secret);
+      const key = native.storageKeyFor(handle, owner.session, subjectOf(owner), secret);
       let text: string | null | undefined;
       try {
         text = await storage.get(key);
@@ -202,7 +201,7 @@ function storageBacking(storage: ResultHandleStorage, ttlSeconds: number, secret
         );
       }
       if (typeof text !== 'string') return null;
-      return native.openRecord(handle, Buffer.from(text, 'base64'), owner.session, owner.caller, secret);
+      return native.openRecord(handle, Buffer.from(text, 'base64'), owner.session, subjectOf(owner), secret);
     },
     async close() {
       const root = storage.root;
@@ -237,9 +236,9 @@ export class ResultHandleStore {
     ttlSeconds: number,
     options: ResultHandleStoreOptions = {},
   ) {
-    // The store's own TTL rule, in the engine; anything but a number is passed as absent and refused there.
-    const problem = native.storeTtlProblem(typeof ttlSeconds === 'number' ? ttlSeconds : undefined);
-    if (problem) throw new ResultHandlesConfigurationError([problem], `Invalid ResultHandleStore settings: ${problem}`);
+    // The same check as every other entry point's, in the engine.
+    const refused = native.checkWrapperOptions(optionsInputJson({ ttlSeconds, secret: options.secret }));
+    if (refused) throw configurationError(refused);
     this.ttlSeconds = ttlSeconds;
     this.backing =
       storage instanceof native.NativeHandleStore
@@ -295,17 +294,12 @@ export class ResultHandleStore {
  */
 export async function createResultHandleStore(options: CreateResultHandleStoreOptions): Promise<ResultHandleStore> {
   const { storage, namespace, ttlSeconds, secret } = options ?? ({} as CreateResultHandleStoreOptions);
-  const config = configJson(storage);
+  const settings = native.checkStoreOptions(optionsInputJson({ storage, namespace, ttlSeconds, secret }));
+  if (!(settings instanceof native.NativeSettings)) throw configurationError(settings);
   let store: native.NativeHandleStore;
   try {
-    store = await native.NativeHandleStore.open(config, namespace, ttlSeconds, secret);
+    store = await native.NativeHandleStore.openChecked(settings);
   } catch (error) {
-    const coded = error as { code?: unknown; remedy?: unknown } | null;
-    if (coded?.code === 'RESULT_HANDLES_CONFIGURATION' && error instanceof Error) {
-      // The engine names every problem in the message; the list itself comes from the same rules.
-      const problems = native.storeSettingsProblems(config, namespace, ttlSeconds, secret);
-      throw Object.assign(new ResultHandlesConfigurationError(problems, error.message), { remedy: coded.remedy });
-    }
     throw asStoreError(error);
   }
   return new ResultHandleStore(store, store.ttlSeconds);

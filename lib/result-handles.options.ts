@@ -1,6 +1,6 @@
 // ─── result-handles-native: options ─────────────────────────────────────────
-// Every rule lives in the native engine (src/core/options.rs). This file only carries the options across:
-// JSON with stand-ins for what JSON cannot hold, then the checked options back.
+// Every rule and limit lives in the native engine (src/core/options/). This file only carries the options across,
+// once: their JSON plus a side table naming what JSON cannot hold, then the checked options back.
 import * as native from './native';
 
 // ─── constants ──────────────────────────────────────────────────────────────
@@ -87,7 +87,7 @@ export interface ResultHandlesOptions {
    */
   storage?: ResultHandlesStorageOptions;
   /**
-   * Prefix of every store key (1 to 256 bytes).
+   * Prefix of every store key (1 to 256 bytes of UTF-8).
    * @default 'result-handles'
    */
   namespace?: string;
@@ -145,37 +145,94 @@ export class ResultHandlesConfigurationError extends Error {
   }
 }
 
-// ─── normalizeOptions ───────────────────────────────────────────────────────
+// ─── the one check ──────────────────────────────────────────────────────────
 
-type NativeOptionsAnswer =
-  | {
-      ok: true;
-      options: Omit<ResolvedResultHandlesOptions, 'foldPolicy' | 'handleReferences'> & {
-        hasFoldPolicy: boolean;
-        handleReferences: boolean | string[] | { $function: true };
-      };
+/**
+ * The options as the engine reads them, in one JSON text: their plain-JSON part, plus each value JSON cannot carry
+ * (a function, symbol, bigint, non-finite number, class instance or circular reference) named by its path
+ * (`preview.items`, `storage.redis.client`), so the engine's messages can say what was given. `undefined` values
+ * are left out, as `JSON.stringify` leaves them. `autoIsMemory`: a browser-like runtime, where `auto` storage is
+ * memory.
+ */
+export function optionsInputJson(options: unknown, autoIsMemory = false): string {
+  const jsTypes: Record<string, string> = {};
+  const ancestors: object[] = [];
+  const plain = (value: unknown, path: string): unknown => {
+    const note = (kind: string) => {
+      jsTypes[path] = kind;
+      return undefined;
+    };
+    switch (typeof value) {
+      case 'function':
+      case 'symbol':
+      case 'bigint':
+        return note(typeof value);
+      case 'number':
+        return Number.isFinite(value) ? value : note(String(value));
+      case 'object': {
+        if (value === null) return null;
+        if (ancestors.includes(value)) return note('circular');
+        const proto = Object.getPrototypeOf(value);
+        if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return note('instance');
+        ancestors.push(value);
+        const child = (key: string) => (path === '' ? key : `${path}.${key}`);
+        const copy = Array.isArray(value)
+          ? value.map((item, index) => plain(item, child(String(index))) ?? null)
+          : Object.fromEntries(
+              Object.entries(value)
+                .map(([key, item]) => [key, plain(item, child(key))])
+                .filter(([, item]) => item !== undefined),
+            );
+        ancestors.pop();
+        return copy;
+      }
+      default:
+        return value;
     }
-  | { ok: false; problems: string[]; message: string };
+  };
+  const json = plain(options, '');
+  return JSON.stringify({ options: json ?? null, jsTypes, autoIsMemory });
+}
 
-/** JSON.stringify replacer: stand-ins for what JSON cannot hold, so the engine can name it. */
-function optionsReplacer(_key: string, value: unknown): unknown {
-  switch (typeof value) {
-    case 'function':
-      return { $function: true };
-    case 'undefined':
-    case 'symbol':
-    case 'bigint':
-      return { $jsType: typeof value };
-    case 'number':
-      return Number.isFinite(value) ? value : { $jsType: 'number', value: String(value) };
-    case 'object': {
-      if (value === null || Array.isArray(value)) return value;
-      const proto = Object.getPrototypeOf(value);
-      return proto === Object.prototype || proto === null ? value : { $jsType: 'object' };
-    }
-    default:
-      return value;
+/** Checked options: what the hosts read, and the native value the store and the engine open with. */
+export interface CheckedOptions {
+  resolved: ResolvedResultHandlesOptions;
+  settings: native.NativeSettings;
+}
+
+/**
+ * Checks the options once, in the native engine, and applies every default. JS keeps only what JSON cannot
+ * carry: the functions (`foldPolicy`, a `handleReferences` predicate) and the caller's own storage object.
+ *
+ * @throws ResultHandlesConfigurationError naming every problem.
+ */
+export function checkOptions(options?: ResultHandlesOptions, { autoIsMemory = false } = {}): CheckedOptions {
+  const checked = native.checkOptions(optionsInputJson(options, autoIsMemory));
+  if (!(checked instanceof native.NativeSettings)) {
+    throw new ResultHandlesConfigurationError(checked.problems, checked.message);
   }
+  const { hasFoldPolicy, handleReferences, ...resolved } = JSON.parse(checked.resolvedJson ?? '{}') as Omit<
+    ResolvedResultHandlesOptions,
+    'foldPolicy' | 'handleReferences' | 'secret'
+  > & { hasFoldPolicy: boolean; handleReferences: boolean | string[] | 'predicate' };
+  const given = options?.storage;
+  const sameType = given !== undefined && (given.type ?? 'auto') === (resolved.storage.type ?? 'auto');
+  return {
+    settings: checked,
+    resolved: {
+      ...resolved,
+      // A predicate stays the caller's function; the engine only checked that it is one.
+      handleReferences:
+        Array.isArray(handleReferences) || typeof handleReferences === 'boolean'
+          ? handleReferences
+          : (options?.handleReferences as (toolName: string) => boolean),
+      // Keep the caller's own objects (they may hold clients or functions JSON cannot carry), unless the runtime
+      // replaced the storage (auto is memory in a browser).
+      storage: sameType ? given : resolved.storage,
+      ...(options?.secret === undefined ? {} : { secret: options.secret }),
+      ...(hasFoldPolicy ? { foldPolicy: options?.foldPolicy } : {}),
+    },
+  };
 }
 
 /**
@@ -186,24 +243,5 @@ function optionsReplacer(_key: string, value: unknown): unknown {
  * const options = normalizeOptions({ preview: { items: 2 } }); // options.thresholdBytes === 16384
  */
 export function normalizeOptions(options?: ResultHandlesOptions): ResolvedResultHandlesOptions {
-  let json: string;
-  try {
-    json = JSON.stringify(options, optionsReplacer);
-  } catch {
-    json = JSON.stringify({ $jsType: 'circular' });
-  }
-  const answer = JSON.parse(native.validateOptions(json)) as NativeOptionsAnswer;
-  if (!answer.ok) throw new ResultHandlesConfigurationError(answer.problems, answer.message);
-  const { hasFoldPolicy, handleReferences, ...resolved } = answer.options;
-  return {
-    ...resolved,
-    // A predicate stays the caller's function; the engine only checked that it is one.
-    handleReferences:
-      Array.isArray(handleReferences) || typeof handleReferences === 'boolean'
-        ? handleReferences
-        : (options?.handleReferences as (toolName: string) => boolean),
-    // Keep the caller's own objects: they may hold clients or functions JSON cannot carry.
-    storage: options?.storage ?? resolved.storage,
-    ...(hasFoldPolicy ? { foldPolicy: options?.foldPolicy } : {}),
-  };
+  return checkOptions(options).resolved;
 }

@@ -7,15 +7,15 @@
 // - Will('fitAnswer') where the SDK has that stage, else Will('finalize'): folds the answer. It runs after
 //   applyUI and before the finalize body, on every success path (cache hits too); it replaces
 //   `state.rawOutput` with a full CallToolResult, which the finalize body passes through as is.
-import { foldStage, type FrontMcpSdk, loadFrontMcpSdk, missingSdkError } from './core/frontmcp-sdk';
-import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './core/admission';
-import { frontMcpOwner, PluginRuntime, runtimeForScope } from './core/plugin-runtime';
-import { type Admission, type FoldedAnswer } from './core/result-handles.core';
-import { type ResultHandlesOptions } from './core/engine';
-import { type ResultHandlesStats } from './core/stats';
+import { foldStage, type FrontMcpSdk, loadFrontMcpSdk, missingSdkError } from './host/frontmcp-sdk';
+import { isZodSchema, jsonSchemaAdmits, zodAdmits } from './host/admission';
+import { frontMcpOwner, FrontMcpRuntime, runtimeForScope } from './host/frontmcp-runtime';
+import { type Admission, type FoldedAnswer } from './host/pipeline';
+import { type ResultHandlesOptions } from './host/open-engine';
+import { type ResultHandlesStats } from './host/stats';
 import { ResultHandlesConfigToken, ResultHandlesRuntimeToken, ResultHandleStoreToken } from './result-handles.symbols';
 import { queryOwners, ResultQueryTool, ResultQueryToolWithReferences } from './tools/result-query.tool';
-import { type CodedFailure } from './core/result-handles.core';
+import { type CodedFailure } from './host/pipeline';
 
 /** FrontMcpContext key of the number of tool calls in progress in one request. */
 const DEPTH_KEY = 'result-handles:call-depth';
@@ -140,13 +140,13 @@ export interface ResultHandlesPluginClass {
   new (options?: ResultHandlesPluginOptions): { stats(): ResultHandlesStats };
 }
 
-const runtimesByOptions = new WeakMap<object, PluginRuntime>();
+const runtimesByOptions = new WeakMap<object, FrontMcpRuntime>();
 
 /** One runtime per `init(options)` call: `dynamicProviders(opts)` and `new Plugin(opts)` get the same object. */
-function runtimeFor(options: ResultHandlesPluginOptions): PluginRuntime {
+function runtimeFor(options: ResultHandlesPluginOptions): FrontMcpRuntime {
   let runtime = runtimesByOptions.get(options);
   if (!runtime) {
-    runtime = new PluginRuntime(options);
+    runtime = new FrontMcpRuntime(options);
     runtimesByOptions.set(options, runtime);
   }
   return runtime;
@@ -204,7 +204,7 @@ function definePlugin(sdk: FrontMcpSdk): ResultHandlesPluginClass {
       return runtimesByOptions.get(options)?.core.stats();
     }
 
-    readonly runtime: PluginRuntime;
+    readonly runtime: FrontMcpRuntime;
 
     constructor(options: ResultHandlesPluginOptions = {}) {
       super();

@@ -9,7 +9,7 @@ export type {
   ResultHandlesStorageOptions,
   ResultHandlesStorageType,
 } from './result-handles.options';
-export type { ResultHandlesConfig } from './core/plugin-runtime';
+export type { ResultHandlesConfig } from './host/frontmcp-runtime';
 export type { ResultHandlesPluginOptions } from './result-handles.plugin';
 
 /**

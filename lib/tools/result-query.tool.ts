@@ -6,16 +6,16 @@
 // `_meta.code`.
 import { z } from 'zod/v4';
 
-import { type FrontMcpSdk, loadFrontMcpSdk, missingSdkError } from '../core/frontmcp-sdk';
-import { type Owner } from '../core/owner';
-import { type PluginRuntime, runtimeForScope } from '../core/plugin-runtime';
-import { type CodedFailure } from '../core/result-handles.core';
+import { type FrontMcpSdk, loadFrontMcpSdk, missingSdkError } from '../host/frontmcp-sdk';
+import { type Owner } from '../host/owner';
+import { type FrontMcpRuntime, runtimeForScope } from '../host/frontmcp-runtime';
+import { type CodedFailure } from '../host/pipeline';
 import {
   RESULT_QUERY_DESCRIPTION,
   RESULT_QUERY_DESCRIPTION_WITH_REFERENCES,
   resultQueryInputShape,
   resultQueryOutputShape,
-} from '../core/result-query.schema';
+} from '../host/result-query.schema';
 import { RESULT_QUERY_TOOL_NAME } from '../result-handles.options';
 import { ResultHandlesRuntimeToken } from '../result-handles.symbols';
 
@@ -47,7 +47,7 @@ function defineResultQueryTool(sdk: FrontMcpSdk) {
   @sdk.Tool(resultQueryToolMetadata)
   class ResultQueryTool extends Base {
     async execute(input: unknown): Promise<unknown> {
-      const mine = this.get(ResultHandlesRuntimeToken) as PluginRuntime;
+      const mine = this.get(ResultHandlesRuntimeToken) as FrontMcpRuntime;
       const runtime = runtimeForScope(this.scope, mine);
       try {
         return JSON.parse(await runtime.core.query(input, queryOwners.get(this))) as unknown;

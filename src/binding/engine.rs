@@ -8,28 +8,27 @@
 //! one byte range) and runs the query in one native call, so the kept answer never crosses into JS.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use napi::bindgen_prelude::{ObjectFinalize, PromiseRaw};
+use napi::bindgen_prelude::PromiseRaw;
 use napi::{Env, Result};
 use napi_derive::napi;
 
+mod plan;
+
 use super::error::{run_async, run_blocking, run_sync};
+use super::options::NativeSettings;
 use super::store::NativeHandleStore;
-use super::text::JsonText;
+use super::text::JsText;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
-use crate::core::fit::{self, Answer, Envelope, FoldFacts, SeparateAnswer, Verdict};
-use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
-use crate::core::options::{
-  problems_message, validate_options, HandleReferenceLimits, HandleReferences,
-};
-use crate::core::query::index::{
-  build_index, build_index_of_raw_value, query_stored, IndexSettings,
-};
+use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
+use crate::core::fold::{structured_json_of_utf16, text_answer_json_of_utf16, FoldSettings};
+use crate::core::options::{CheckedOptions, HandleReferenceLimits, HandleReferences};
+use crate::core::query::index::query_stored;
 use crate::core::query::parse_query_args;
 use crate::core::references::guide_sentence;
-use crate::core::store::{HandleStore, Owner, SealedAnswer};
+use crate::core::store::{HandleStore, Owner};
+use plan::*;
 
 /// Answers larger than this are indexed on a second thread while they fold (below it a thread costs more than
 /// it saves).
@@ -49,48 +48,16 @@ pub(super) struct ReferenceSettings {
   pub(super) limits: HandleReferenceLimits,
 }
 
-/// A folded answer waiting for `commit`: everything stays native.
-struct PlanData {
-  handle: String,
-  bytes: u64,
-  folded_json: String,
-  shape_json: String,
-  envelope: Envelope,
-  /// What `commit` keeps; taken by the first commit.
-  payload: Mutex<Option<Payload>>,
-}
-
-/// The kept answer of a plan: sealed already when `prepare` knew the owner, else its canonical JSON.
-struct Payload {
-  record: Record,
-  /// The answer's path index, when it is large enough to have one (see `core::query::index`).
-  index: Option<Vec<u8>>,
-}
-
-enum Record {
-  Plain(String),
-  Sealed(Owner, SealedAnswer),
-}
-
-impl Payload {
-  fn bytes_held(&self) -> usize {
-    let record = match &self.record {
-      Record::Plain(json) => json.len(),
-      Record::Sealed(_, sealed) => sealed.len(),
-    };
-    record + self.index.as_ref().map_or(0, Vec::len)
-  }
-}
-
 /// The rest of a CallToolResult a host split (see [`ResultHandlesEngine::prepare_answer`]).
-#[napi(object)]
+#[napi(object, object_to_js = false)]
 pub struct AnswerParts {
   /// The result without `content` and `structuredContent`, as JSON.
   pub envelope_json: String,
-  /// `'structured'`, `'text'` or `'canonical-text'`.
+  /// `'structured'` or `'text'`.
   pub kind: String,
   /// With `'structured'`: the only text block, when it is not `===` to the answer (checked natively).
-  pub text: Option<String>,
+  #[napi(ts_type = "string")]
+  pub text: Option<JsText>,
   /// The tool definition's `_meta`, as JSON.
   pub tool_meta_json: Option<String>,
   /// The caller's session, to seal the answer for while it folds.
@@ -105,108 +72,19 @@ pub struct ResultHandlesEngine {
   pub(super) core: Arc<EngineCore>,
 }
 
-/// What `prepare` decided about one CallToolResult.
-#[napi(custom_finalize)]
-pub struct FitPlan {
-  kind: &'static str,
-  reason: Option<&'static str>,
-  bytes: Option<u64>,
-  answer_kind: Option<&'static str>,
-  data: Option<Arc<PlanData>>,
-  /// Bytes reported to V8 as held by this plan (`adjust_external_memory`), given back when the kept answer is
-  /// stored or the plan is collected.
-  external: Arc<AtomicI64>,
-}
-
-impl ObjectFinalize for FitPlan {
-  fn finalize(self, env: Env) -> Result<()> {
-    release_external(&env, &self.external);
-    Ok(())
-  }
-}
-
-/// Gives back to V8 what a plan reported holding (once).
-fn release_external(env: &Env, external: &AtomicI64) {
-  let held = external.swap(0, Ordering::AcqRel);
-  if held != 0 {
-    let _ = env.adjust_external_memory(-held);
-  }
-}
-
-/// Tells V8 a plan holds its kept answer natively, so a burst of large folds makes it collect sooner.
-fn report_external(env: &Env, plan: FitPlan) -> Result<FitPlan> {
-  let held = plan
-    .data
-    .as_ref()
-    .and_then(|data| data.payload.lock().ok()?.as_ref().map(Payload::bytes_held))
-    .unwrap_or(0);
-  let held = i64::try_from(held).unwrap_or(i64::MAX);
-  if held > 0 && env.adjust_external_memory(held).is_ok() {
-    plan.external.store(held, Ordering::Release);
-  }
-  Ok(plan)
-}
-
-fn settings_of(options_json: &str) -> CoreResult<(FoldSettings, ReferenceSettings)> {
-  let value: serde_json::Value = serde_json::from_str(options_json).map_err(|_| {
-    CoreError::new(
-      ErrorCode::Configuration,
-      "Invalid result-handles options: not JSON.",
-    )
-    .with_remedy("Pass the options through normalizeOptions().")
-  })?;
-  let resolved = validate_options(&value)
-    .map_err(|problems| CoreError::new(ErrorCode::Configuration, problems_message(&problems)))?;
+/// The engine's share of the checked options.
+fn settings_of(options: &CheckedOptions) -> (FoldSettings, ReferenceSettings) {
+  let resolved = &options.resolved;
   let fold = FoldSettings {
     threshold_bytes: usize::try_from(resolved.threshold_bytes).unwrap_or(usize::MAX),
     preview_items: usize::try_from(resolved.preview.items).unwrap_or(usize::MAX),
     preview_chars: usize::try_from(resolved.preview.chars).unwrap_or(usize::MAX),
   };
   let references = ReferenceSettings {
-    tools: resolved.handle_references,
+    tools: resolved.handle_references.clone(),
     limits: resolved.handle_reference_limits,
   };
-  Ok((fold, references))
-}
-
-fn pass(reason: &'static str, bytes: Option<u64>) -> FitPlan {
-  FitPlan {
-    kind: "pass",
-    reason: Some(reason),
-    bytes,
-    answer_kind: None,
-    data: None,
-    external: Arc::default(),
-  }
-}
-
-/// Inspects and folds one CallToolResult (JSON text). Pure CPU: runs on the blocking pool or synchronously.
-fn prepare_plan(
-  settings: FoldSettings,
-  result_json: &str,
-  tool_meta_json: Option<&str>,
-) -> CoreResult<FitPlan> {
-  let inspection = fit::inspect(result_json, tool_meta_json);
-  let answer = match inspection.verdict {
-    Verdict::Pass(reason) => return Ok(pass(reason.as_str(), None)),
-    Verdict::Candidate(answer) => answer,
-  };
-  match answer {
-    Answer::Structured(json) => fold_plan(
-      &settings,
-      Kept::Json(Cow::Borrowed(json)),
-      AnswerKind::Structured,
-      inspection.envelope,
-      None,
-    ),
-    Answer::Text(text) => fold_plan(
-      &settings,
-      Kept::Text(&text),
-      AnswerKind::Text,
-      inspection.envelope,
-      None,
-    ),
-  }
+  (fold, references)
 }
 
 /// How the host handed the answer of a split CallToolResult (`prepareAnswer`).
@@ -216,9 +94,8 @@ enum PartsKind {
   Structured,
   /// The only text block, as the tool wrote it.
   Text,
-  /// The only text block, made canonical by the host (`JSON.stringify(JSON.parse(text))` for a JSON text,
-  /// `JSON.stringify(text)` for any other): what a text with a raw lone surrogate crosses as, since UTF-8 cannot
-  /// carry it.
+  /// The only text block, made canonical (`JSON.stringify(JSON.parse(text))` for a JSON text, `JSON.stringify(text)`
+  /// for any other): what a text with a raw lone surrogate is folded as, since UTF-8 cannot carry it.
   CanonicalText,
 }
 
@@ -227,10 +104,9 @@ impl PartsKind {
     match kind {
       "structured" => Ok(PartsKind::Structured),
       "text" => Ok(PartsKind::Text),
-      "canonical-text" => Ok(PartsKind::CanonicalText),
       _ => Err(
         CoreError::new(ErrorCode::InvalidInput, "Unknown answer kind.")
-          .with_remedy("Pass 'structured', 'text' or 'canonical-text'."),
+          .with_remedy("Pass 'structured' or 'text'."),
       ),
     }
   }
@@ -240,15 +116,44 @@ impl PartsKind {
 /// sealed as soon as it is folded and indexed.
 fn prepare_parts_plan(
   settings: FoldSettings,
-  answer: String,
+  answer: JsText,
   parts: &AnswerParts,
   sealer: Option<Sealer<'_>>,
 ) -> CoreResult<FitPlan> {
-  let kind = PartsKind::parse(&parts.kind)?;
+  let mut kind = PartsKind::parse(&parts.kind)?;
+  let answer = match answer {
+    JsText::Utf8(answer) => answer,
+    JsText::Utf16(units) if kind == PartsKind::Text => {
+      kind = PartsKind::CanonicalText;
+      text_answer_json_of_utf16(&units)
+    }
+    JsText::Utf16(_) => {
+      return Err(
+        CoreError::new(
+          ErrorCode::InvalidInput,
+          "structuredContent's JSON holds a lone surrogate.",
+        )
+        .with_remedy("Pass JSON.stringify(structuredContent), which escapes them."),
+      )
+    }
+  };
+  let text = match &parts.text {
+    None => None,
+    Some(JsText::Utf8(text)) => Some(text.as_str()),
+    // Its canonical form is the answer (then the text repeats it) or it says something else (the empty text,
+    // which repeats nothing).
+    Some(JsText::Utf16(units)) => Some(
+      if structured_json_of_utf16(units).as_deref() == Some(answer.as_str()) {
+        answer.as_str()
+      } else {
+        ""
+      },
+    ),
+  };
   let separate = match kind {
     PartsKind::Structured => SeparateAnswer::Structured {
       json: &answer,
-      text: parts.text.as_deref(),
+      text,
     },
     PartsKind::Text => SeparateAnswer::Text(&answer),
     PartsKind::CanonicalText => SeparateAnswer::Structured {
@@ -281,155 +186,21 @@ fn prepare_parts_plan(
   fold_plan(&settings, kept, kind, envelope, sealer)
 }
 
-/// The answer to fold and keep.
-enum Kept<'a> {
-  /// Canonical JSON already (`JSON.stringify` output): measured, folded, indexed and sealed as it is.
-  Json(Cow<'a, str>),
-  /// A tool's text: the fold decides whether it holds JSON and writes its canonical form.
-  Text(&'a str),
-}
-
-/// Whether the answer came from structuredContent or a text (a text's kind then follows its shape).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum AnswerKind {
-  Structured,
-  Text,
-}
-
-/// Who a plan's answer is sealed for (the fast path knows the owner at `prepare`).
-struct Sealer<'a> {
-  store: &'a HandleStore,
-  owner: Owner,
-}
-
-impl<'a> Sealer<'a> {
-  /// The parts' owner, when they name one.
-  fn of(store: &'a HandleStore, parts: &AnswerParts) -> Option<Self> {
-    (parts.session.is_some() || parts.subject.is_some()).then(|| Sealer {
-      store,
-      owner: Owner::new(parts.session.clone(), parts.subject.clone()),
-    })
-  }
-}
-
-/// Runs `main` while the path index of `json` is built on a second thread: both read the same bytes and neither
-/// depends on the other. Small answers run one after the other (a thread costs more than it saves). When no thread
-/// can be started the index is built here afterwards; a panic in the builder (none is known) only loses the index
-/// (queries then read the whole answer).
-fn beside_index<T: Send>(
-  json: &str,
-  main: impl FnOnce() -> T + Send,
-  grammar_checked: bool,
-) -> (T, Option<Vec<u8>>) {
-  let build = || {
-    if grammar_checked {
-      build_index_of_raw_value(json, IndexSettings::DEFAULT)
-    } else {
-      build_index(json, IndexSettings::DEFAULT)
-    }
-  };
-  if json.len() <= PARALLEL_INDEX_BYTES {
-    return (main(), build());
-  }
-  std::thread::scope(|scope| {
-    let index = std::thread::Builder::new().spawn_scoped(scope, build);
-    let out = main();
-    let index = match index {
-      Ok(index) => index.join().ok().flatten(),
-      Err(_) => build(),
-    };
-    (out, index)
-  })
-}
-
-fn fold_plan(
-  settings: &FoldSettings,
-  kept: Kept<'_>,
-  kind: AnswerKind,
-  envelope: Envelope,
-  sealer: Option<Sealer<'_>>,
-) -> CoreResult<FitPlan> {
-  let (folded, canonical, index) = match kept {
-    // Structured answers over the threshold fold: fold and index at once.
-    Kept::Json(json) if json.len() > settings.threshold_bytes => {
-      let (folded, index) = beside_index(
-        &json,
-        || fold_answer(AnswerSource::Json(&json), settings),
-        true,
-      );
-      (folded?, json, index)
-    }
-    Kept::Json(json) => (
-      fold_answer(AnswerSource::Json(&json), settings)?,
-      json,
-      None,
-    ),
-    // A text's canonical form comes out of its fold; the index reads that.
-    Kept::Text(text) => match fold_answer(AnswerSource::Text(text), settings)? {
-      FoldOutcome::Folded(mut folded) => {
-        let canonical = folded
-          .canonical_json
-          .take()
-          .unwrap_or_else(|| text.to_string());
-        let ((), index) = beside_index(&canonical, || (), false);
-        (FoldOutcome::Folded(folded), Cow::Owned(canonical), index)
-      }
-      whole => (whole, Cow::Borrowed(text), None),
-    },
-  };
-  let folded = match folded {
-    FoldOutcome::Whole { bytes } => return Ok(pass("under-threshold", Some(bytes as u64))),
-    FoldOutcome::Folded(folded) if fit::too_deep_to_query(&folded) => {
-      let reason = fit::PassReason::TooDeepToQuery.as_str();
-      return Ok(pass(reason, Some(folded.bytes as u64)));
-    }
-    FoldOutcome::Folded(folded) => folded,
-  };
-  let answer_kind = match kind {
-    AnswerKind::Structured => "structured",
-    AnswerKind::Text if folded.shape_json.starts_with(r#"{"type":"string""#) => "text",
-    AnswerKind::Text => "json-text",
-  };
-  let handle = HandleStore::new_handle();
-  // Sealed now, over the answer's own buffer, when the owner is known: the plan then holds one copy of the
-  // answer (the record) instead of two.
-  let record = match sealer {
-    Some(sealer) => {
-      let sealed =
-        sealer
-          .store
-          .seal_answer(&handle, canonical.into_owned().into_bytes(), &sealer.owner)?;
-      Record::Sealed(sealer.owner, sealed)
-    }
-    None => Record::Plain(canonical.into_owned()),
-  };
-  let data = PlanData {
-    folded_json: folded_json(&folded.preview_json, &folded.shape_json, &handle),
-    handle,
-    bytes: folded.bytes as u64,
-    shape_json: folded.shape_json,
-    envelope,
-    payload: Mutex::new(Some(Payload { record, index })),
-  };
-  Ok(FitPlan {
-    kind: "fold",
-    reason: None,
-    bytes: Some(data.bytes),
-    answer_kind: Some(answer_kind),
-    data: Some(Arc::new(data)),
-    external: Arc::default(),
-  })
-}
-
 #[napi]
 impl ResultHandlesEngine {
-  /// An engine over `store` with the options in `optionsJson` (the JSON `normalizeOptions` produces; checked
-  /// again here). Throws `RESULT_HANDLES_CONFIGURATION` naming every problem.
+  /// An engine over `store` with the options `checkOptions` checked (nothing is checked again). Throws
+  /// `RESULT_HANDLES_CONFIGURATION` when given store settings instead of the plugin's options.
   #[napi(factory)]
-  pub fn create(env: Env, options_json: String, store: &NativeHandleStore) -> Result<Self> {
+  pub fn create(env: Env, options: &NativeSettings, store: &NativeHandleStore) -> Result<Self> {
     let store = store.handle_store();
     run_sync(&env, || {
-      let (settings, references) = settings_of(&options_json)?;
+      let checked = options.options.as_ref().ok_or_else(|| {
+        CoreError::new(
+          ErrorCode::Configuration,
+          "The engine needs the plugin's options (checkOptions), not store settings.",
+        )
+      })?;
+      let (settings, references) = settings_of(checked);
       Ok(ResultHandlesEngine {
         core: Arc::new(EngineCore {
           settings,
@@ -471,18 +242,17 @@ impl ResultHandlesEngine {
 
   /// `prepare` for a CallToolResult the host split, so that the text repeating structuredContent never crosses:
   /// `answer` is `JSON.stringify(structuredContent)` (`parts.kind` `'structured'`; `parts.text` the only text
-  /// block when it is not `===` to it), the only text (`'text'`), or that text made canonical by the host
-  /// (`'canonical-text'`); `parts.envelopeJson` is the result without `content` and `structuredContent`. With a
+  /// block when it is not `===` to it), or the only text (`'text'`); a text holding a raw lone surrogate crosses
+  /// as UTF-16 and is read here as JS reads it. `parts.envelopeJson` is the result without `content` and `structuredContent`. With a
   /// session or subject the answer is sealed for that owner beside the fold (commit with the same owner). Runs
   /// off the JS thread.
   #[napi(ts_return_type = "Promise<FitPlan>")]
   pub fn prepare_answer<'env>(
     &self,
     env: &'env Env,
-    #[napi(ts_arg_type = "string")] answer: JsonText,
+    #[napi(ts_arg_type = "string")] answer: JsText,
     parts: AnswerParts,
   ) -> Result<PromiseRaw<'env, FitPlan>> {
-    let JsonText(answer) = answer;
     let core = Arc::clone(&self.core);
     run_blocking(
       env,
@@ -500,7 +270,7 @@ impl ResultHandlesEngine {
   pub fn prepare_answer_sync(
     &self,
     env: Env,
-    answer: String,
+    #[napi(ts_arg_type = "string")] answer: JsText,
     parts: AnswerParts,
   ) -> Result<FitPlan> {
     let core = &self.core;
@@ -651,45 +421,5 @@ impl ResultHandlesEngine {
       },
       |_, ()| Ok(()),
     )
-  }
-}
-
-#[napi]
-impl FitPlan {
-  /// `'fold'`: a candidate over the threshold, ready to commit; `'pass'`: send the answer untouched.
-  #[napi(getter)]
-  pub fn kind(&self) -> &'static str {
-    self.kind
-  }
-
-  /// Why it passes: `not-a-call-tool-result`, `is-error`, `already-folded`, `ui-answer`, `non-text-content`,
-  /// `several-texts`, `text-differs`, `no-answer`, `under-threshold` or `too-deep-to-query`.
-  #[napi(getter)]
-  pub fn reason(&self) -> Option<&'static str> {
-    self.reason
-  }
-
-  /// The answer's size in bytes (`Buffer.byteLength(JSON.stringify(answer))`), when measured.
-  #[napi(getter)]
-  pub fn bytes(&self) -> Option<f64> {
-    self.bytes.map(|bytes| bytes as f64)
-  }
-
-  /// `'structured'` (structuredContent), `'json-text'` (a text holding JSON) or `'text'`, when folding.
-  #[napi(getter)]
-  pub fn answer_kind(&self) -> Option<&'static str> {
-    self.answer_kind
-  }
-
-  /// `{"preview":…,"shape":…,"handle":…}`, when folding.
-  #[napi(getter)]
-  pub fn folded_json(&self) -> Option<String> {
-    self.data.as_ref().map(|data| data.folded_json.clone())
-  }
-
-  /// The handle the answer will be kept under, when folding.
-  #[napi(getter)]
-  pub fn handle(&self) -> Option<String> {
-    self.data.as_ref().map(|data| data.handle.clone())
   }
 }

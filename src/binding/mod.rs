@@ -4,9 +4,12 @@
 
 mod engine;
 mod error;
+mod fit_checks;
+#[cfg(feature = "test-bindings")]
 mod fold;
 mod memory;
 mod options;
+#[cfg(feature = "test-bindings")]
 mod query;
 mod references;
 mod store;

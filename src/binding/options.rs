@@ -1,41 +1,138 @@
-//! Option checks for JS: every rule lives in `core::options`.
+//! Options for JS: the one check (`core::options`) made callable, its result kept as a native value
+//! (`NativeSettings`) that the store and the engine open with, and the limit table exported.
 
-use napi::Env;
+use napi::bindgen_prelude::Either;
 use napi_derive::napi;
-use serde_json::{json, Value};
 
-use super::error::run_sync;
-use crate::core::options::{problems_message, validate_options as check};
+use crate::core::options::{
+  self, check_plugin_options, check_store_settings, check_wrapper_settings, problems_message,
+  process_env, CheckedOptions, OptionsInput, StoreSettings, LIMITS,
+};
+use crate::core::store::config::configuration_error;
 
-/// Checks plugin options once, in Rust.
-///
-/// `optionsJson` is the user's options serialized by the TS layer (functions as `{"$function":true}`, values
-/// JSON cannot carry as `{"$jsType":"<typeof>"}`). Returns JSON text:
-/// `{"ok":true,"options":{thresholdBytes,ttlSeconds,preview:{items,chars},hasFoldPolicy,storage,namespace,secret?}}`
-/// with every default applied, or `{"ok":false,"problems":[…],"message":"…"}` naming every problem.
+/// Why options or store settings were refused: every problem, one sentence each, and one message naming them.
+#[napi(object)]
+pub struct ConfigurationProblems {
+  pub problems: Vec<String>,
+  pub message: String,
+  pub remedy: Option<String>,
+}
+
+/// Checked settings, held natively: `NativeHandleStore.openChecked` and `ResultHandlesEngine.create` take them as
+/// they are, so nothing is checked twice.
 #[napi]
-pub fn validate_options(env: &Env, options_json: String) -> napi::Result<String> {
-  run_sync(env, move || {
-    let outcome = match serde_json::from_str::<Value>(&options_json) {
-      Ok(input) => check(&input),
-      Err(_) => Err(vec!["options: could not be read as JSON.".to_string()]),
-    };
-    let answer = match outcome {
-      Ok(options) => json!({ "ok": true, "options": options }),
-      Err(problems) => {
-        let message = problems_message(&problems);
-        json!({ "ok": false, "problems": problems, "message": message })
-      }
-    };
-    Ok(answer.to_string())
-  })
+pub struct NativeSettings {
+  /// The plugin's options, when these came from `checkOptions`.
+  pub(crate) options: Option<CheckedOptions>,
+  pub(crate) store: StoreSettings,
+}
+
+#[napi]
+impl NativeSettings {
+  /// The plugin's options with every default applied, as JSON text (`null` for store settings). A
+  /// `handleReferences` predicate shows as `"predicate"`; the secret is left out.
+  #[napi(getter)]
+  pub fn resolved_json(&self) -> Option<String> {
+    let mut resolved = self.options.as_ref()?.resolved.clone();
+    resolved.secret = None;
+    serde_json::to_string(&resolved).ok()
+  }
+
+  /// The TTL every answer is kept with, in seconds.
+  #[napi(getter)]
+  pub fn ttl_seconds(&self) -> f64 {
+    self.store.ttl_seconds as f64
+  }
+}
+
+fn read_input(input_json: &str) -> Result<OptionsInput, Vec<String>> {
+  OptionsInput::from_json(input_json).map_err(|problem| vec![problem])
+}
+
+/// Checks the plugin's options once. `inputJson` is what `optionsInputJson` (lib/result-handles.options.ts)
+/// writes: `{ options, jsTypes, autoIsMemory }`.
+#[napi]
+pub fn check_options(input_json: String) -> Either<NativeSettings, ConfigurationProblems> {
+  match read_input(&input_json).and_then(|input| check_plugin_options(&input, &process_env)) {
+    Ok(checked) => Either::A(NativeSettings {
+      store: checked.store.clone(),
+      options: Some(checked),
+    }),
+    Err(problems) => Either::B(ConfigurationProblems {
+      message: problems_message(&problems),
+      problems,
+      remedy: None,
+    }),
+  }
+}
+
+/// The problems of store settings, as `RESULT_HANDLES_CONFIGURATION` names them.
+pub(crate) fn store_problems(problems: Vec<String>) -> ConfigurationProblems {
+  let error = configuration_error(problems.clone());
+  ConfigurationProblems {
+    problems,
+    message: error.message,
+    remedy: error.remedy,
+  }
+}
+
+/// Checks the settings of `createResultHandleStore` (`{ storage, namespace, ttlSeconds, secret? }`), written as
+/// for `checkOptions`.
+#[napi]
+pub fn check_store_options(input_json: String) -> Either<NativeSettings, ConfigurationProblems> {
+  match read_input(&input_json).and_then(|input| check_store_settings(&input, &process_env)) {
+    Ok(store) => Either::A(NativeSettings {
+      options: None,
+      store,
+    }),
+    Err(problems) => Either::B(store_problems(problems)),
+  }
+}
+
+/// Checks the settings of `new ResultHandleStore(storage, ttlSeconds, { secret })` (`{ ttlSeconds, secret? }`);
+/// `null` when they are fine.
+#[napi]
+pub fn check_wrapper_options(input_json: String) -> Option<ConfigurationProblems> {
+  read_input(&input_json)
+    .and_then(|input| check_wrapper_settings(&input))
+    .err()
+    .map(store_problems)
+}
+
+/// One bounded setting of the limit table.
+#[napi(object)]
+pub struct OptionLimit {
+  /// The option as users write it (`preview.items`).
+  pub option: String,
+  /// What is counted.
+  pub unit: String,
+  pub min: f64,
+  /// `null` when unbounded.
+  pub max: Option<f64>,
+  /// `null` when there is no numeric default.
+  pub default: Option<f64>,
+}
+
+/// Every bound an option or store setting takes (the README's limits table lists the same).
+#[napi]
+pub fn option_limits() -> Vec<OptionLimit> {
+  LIMITS
+    .iter()
+    .map(|limit| OptionLimit {
+      option: limit.option.to_string(),
+      unit: limit.unit.to_string(),
+      min: limit.min as f64,
+      max: limit.max.map(|max| max as f64),
+      default: limit.default.map(|default| default as f64),
+    })
+    .collect()
 }
 
 // ─── constants (each one written once, in the engine) ───────────────────────
 
 /// Smallest `thresholdBytes` accepted: below it the folded form itself would not fit.
 #[napi]
-pub const MIN_THRESHOLD_BYTES: u32 = crate::core::options::MIN_THRESHOLD_BYTES as u32;
+pub const MIN_THRESHOLD_BYTES: u32 = options::MIN_THRESHOLD_BYTES as u32;
 
 /// How many answers the in-memory store keeps before it evicts the oldest.
 #[napi]

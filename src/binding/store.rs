@@ -8,9 +8,12 @@ use napi_derive::napi;
 use zeroize::Zeroizing;
 
 use super::error::{run_async, run_blocking, run_sync};
+use super::options::NativeSettings;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::options::input::JsType;
+use crate::core::options::{check_store_settings, process_env, OptionsInput, StoreSettings};
 use crate::core::seal::{Owner, ServerSecret};
-use crate::core::store::config::{configuration_error, parse_storage_config};
+use crate::core::store::config::configuration_error;
 use crate::core::store::{self, HandleStore};
 
 fn owner(session: Option<String>, subject: Option<String>) -> Owner {
@@ -38,71 +41,53 @@ fn whole(value: f64, name: &str, min: u64, max: u64) -> CoreResult<u64> {
   }
 }
 
-/// Reads `storage` (JSON text), the TTL and the secret on the JS thread, where the environment is read.
-fn prepare(
-  config_json: Option<String>,
-  namespace: Option<&str>,
-  ttl_seconds: Option<f64>,
-  secret: Option<String>,
-) -> CoreResult<(store::config::StorageConfig, u64, Option<ServerSecret>)> {
-  settings(config_json, namespace, ttl_seconds, secret).map_err(configuration_error)
-}
-
-/// The store settings, or every problem with them (one sentence each).
-fn settings(
-  config_json: Option<String>,
-  namespace: Option<&str>,
-  ttl_seconds: Option<f64>,
-  secret: Option<String>,
-) -> std::result::Result<(store::config::StorageConfig, u64, Option<ServerSecret>), Vec<String>> {
-  let mut problems = store::settings_problems(namespace, ttl_seconds);
-  let config = match config_json
-    .as_deref()
-    .map(serde_json::from_str::<serde_json::Value>)
-  {
-    None => {
-      problems.push("storage is required, for example { type: 'memory' }.".to_string());
-      None
-    }
-    Some(Err(_)) => {
-      problems.push("storage must be plain JSON data.".to_string());
-      None
-    }
-    Some(Ok(value)) => match parse_storage_config(&value, &|name| std::env::var(name).ok()) {
-      Ok(config) => Some(config),
-      Err(found) => {
-        problems.extend(found);
-        None
-      }
-    },
-  };
-  let ttl = ttl_seconds.map(|ttl| ttl as u64);
-  let secret = Zeroizing::new(secret);
-  let secret = match ServerSecret::resolve(secret.as_deref()) {
-    Ok(secret) => secret,
-    Err(error) => {
-      problems.push(error.message);
-      None
-    }
-  };
-  match (config, ttl) {
-    (Some(config), Some(ttl)) if problems.is_empty() => Ok((config, ttl, secret)),
-    _ => Err(problems),
-  }
-}
-
-/// Every problem with store settings (`NativeHandleStore.open`'s arguments), one sentence each; empty when they
-/// are fine. Lets the JS layer give a configuration error its `problems` list, as the options errors have.
-#[napi]
-pub fn store_settings_problems(
+/// `NativeHandleStore.open`'s arguments as the one check reads them (`{ storage, namespace, ttlSeconds, secret }`).
+fn store_input(
   config_json: Option<String>,
   namespace: Option<String>,
   ttl_seconds: Option<f64>,
   secret: Option<String>,
-) -> Vec<String> {
-  settings(config_json, namespace.as_deref(), ttl_seconds, secret)
-    .err()
-    .unwrap_or_default()
+) -> CoreResult<OptionsInput> {
+  let mut input = OptionsInput::default();
+  let mut fields = serde_json::Map::new();
+  if let Some(text) = config_json {
+    let storage = serde_json::from_str(&text)
+      .map_err(|_| configuration_error(vec!["storage: must be plain JSON data.".to_string()]))?;
+    fields.insert("storage".to_string(), storage);
+  }
+  if let Some(namespace) = namespace {
+    fields.insert("namespace".to_string(), namespace.into());
+  }
+  match ttl_seconds.map(serde_json::Number::from_f64) {
+    Some(Some(ttl)) => {
+      fields.insert("ttlSeconds".to_string(), ttl.into());
+    }
+    Some(None) => {
+      input.js_types.insert("ttlSeconds".to_string(), JsType::NaN);
+    }
+    None => {}
+  }
+  if let Some(secret) = secret {
+    fields.insert("secret".to_string(), secret.into());
+  }
+  input.options = serde_json::Value::Object(fields);
+  Ok(input)
+}
+
+/// Opens a store with settings already checked.
+fn open_store<'env>(
+  env: &'env Env,
+  settings: CoreResult<StoreSettings>,
+) -> Result<PromiseRaw<'env, NativeHandleStore>> {
+  run_async(
+    env,
+    async move { HandleStore::open(&settings?).await },
+    |_, store| {
+      Ok(NativeHandleStore {
+        inner: Arc::new(store),
+      })
+    },
+  )
 }
 
 /// A store of sealed answers in one backend (memory, Redis, SQLite, Upstash or Vercel KV), under one namespace
@@ -122,8 +107,9 @@ impl NativeHandleStore {
 #[napi]
 impl NativeHandleStore {
   /// Opens a store. `configJson` is `JSON.stringify(storage)` (FrontMCP `StorageConfig` shapes, `type` defaults
-  /// to `'auto'`); `secret` (≥ 32 bytes) defaults to `RESULT_HANDLES_SECRET` when set.
-  /// Rejects with `RESULT_HANDLES_CONFIGURATION` (every problem named) or `RESULT_STORE_UNAVAILABLE`.
+  /// to `'auto'`); `secret` (≥ 32 bytes) defaults to `RESULT_HANDLES_SECRET` when set. The settings go through the
+  /// same check as `createResultHandleStore`'s. Rejects with `RESULT_HANDLES_CONFIGURATION` (every problem named)
+  /// or `RESULT_STORE_UNAVAILABLE`.
   #[napi(ts_return_type = "Promise<NativeHandleStore>")]
   pub fn open<'env>(
     env: &'env Env,
@@ -132,20 +118,19 @@ impl NativeHandleStore {
     ttl_seconds: Option<f64>,
     secret: Option<String>,
   ) -> Result<PromiseRaw<'env, NativeHandleStore>> {
-    let prepared = prepare(config_json, namespace.as_deref(), ttl_seconds, secret);
-    let namespace = namespace.unwrap_or_default();
-    run_async(
-      env,
-      async move {
-        let (config, ttl, secret) = prepared?;
-        HandleStore::open(&config, &namespace, ttl, secret).await
-      },
-      |_, store| {
-        Ok(NativeHandleStore {
-          inner: Arc::new(store),
-        })
-      },
-    )
+    let settings = store_input(config_json, namespace, ttl_seconds, secret)
+      .and_then(|input| check_store_settings(&input, &process_env).map_err(configuration_error));
+    open_store(env, settings)
+  }
+
+  /// Opens a store with settings `checkOptions` or `checkStoreOptions` made (nothing is checked again).
+  /// Rejects with `RESULT_STORE_UNAVAILABLE` when the backend cannot be reached.
+  #[napi(ts_return_type = "Promise<NativeHandleStore>")]
+  pub fn open_checked<'env>(
+    env: &'env Env,
+    settings: &NativeSettings,
+  ) -> Result<PromiseRaw<'env, NativeHandleStore>> {
+    open_store(env, Ok(settings.store.clone()))
   }
 
   /// The backend in use after `auto` and any fallback: `'memory'`, `'redis'`, `'sqlite'`, `'upstash'` or
@@ -271,13 +256,6 @@ pub struct SealedRecord {
   pub storage_key: String,
   /// The sealed record bytes (see docs/record-format.md).
   pub record: Buffer,
-}
-
-/// The problem with a store TTL, or `null` when it is fine: a whole number of seconds from 1 to 31536000 (one year,
-/// the `ttlSeconds` option's cap). Pass anything that is not a JS number as `undefined`.
-#[napi]
-pub fn store_ttl_problem(ttl_seconds: Option<f64>) -> Option<String> {
-  store::ttl_problem(ttl_seconds)
 }
 
 /// A fresh handle: a random UUID v4 from the OS CSPRNG.

@@ -1,5 +1,8 @@
 //! A large JS string copied into Rust once, as cheaply as Node-API allows.
 //!
+//! [`JsText`] is the same copy for a string that may hold raw lone surrogates, which UTF-8 cannot carry: it comes
+//! over as UTF-16 units then, so that the engine, not the host, decides what such a text stands for.
+//!
 //! napi-rs's `String` asks V8 for the UTF-8 length first (a pass over the whole string) and then writes into a zeroed
 //! buffer (every page touched twice). An answer's JSON can be tens of megabytes and this copy runs on the JS thread,
 //! so [`JsonText`] sizes its buffer from the UTF-16 length instead (no pass: at most 3 UTF-8 bytes per unit) and lets
@@ -10,29 +13,31 @@ use std::ptr;
 use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
 use napi::{check_status, sys, Result, ValueType};
 
+/// Declares each type a JS-string parameter (its TypeScript type and the check napi makes before reading it).
+macro_rules! string_parameter {
+  ($($name:ty),+) => {$(
+    impl TypeName for $name {
+      fn type_name() -> &'static str {
+        "String"
+      }
+
+      fn value_type() -> ValueType {
+        ValueType::String
+      }
+    }
+
+    impl ValidateNapiValue for $name {}
+  )+};
+}
+
+string_parameter!(JsonText, JsText);
+
 /// A JS string's text, for a parameter that may be large.
 pub struct JsonText(pub String);
 
-impl TypeName for JsonText {
-  fn type_name() -> &'static str {
-    "String"
-  }
-
-  fn value_type() -> ValueType {
-    ValueType::String
-  }
-}
-
-impl ValidateNapiValue for JsonText {}
-
 impl FromNapiValue for JsonText {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-    let mut units = 0;
-    // Without a buffer this only reads the length in UTF-16 units.
-    check_status!(
-      unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut units) },
-      "Expected a string"
-    )?;
+    let units = unsafe { utf16_len(env, value) }?;
     // Room for the terminating NUL V8 writes.
     let capacity = units.saturating_mul(3).saturating_add(1);
     let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
@@ -52,8 +57,57 @@ impl FromNapiValue for JsonText {
     // SAFETY: V8 initialized the first `written` bytes (`written` < capacity), with UTF-8 (lone surrogates are
     // written as U+FFFD).
     unsafe { bytes.set_len(written.min(capacity)) };
-    // Keep room for what sealing adds in place (a header and a tag per 64 KiB chunk), and give back the rest.
-    bytes.shrink_to(bytes.len() + bytes.len() / 2048 + 64);
+    bytes.shrink_to(sealable_capacity(bytes.len()));
     Ok(JsonText(unsafe { String::from_utf8_unchecked(bytes) }))
+  }
+}
+
+/// Room for `len` bytes and what sealing adds in place (a header and a tag per 64 KiB chunk).
+fn sealable_capacity(len: usize) -> usize {
+  len + len / 2048 + 64
+}
+
+/// The length of a JS string in UTF-16 units (no copy).
+unsafe fn utf16_len(env: sys::napi_env, value: sys::napi_value) -> Result<usize> {
+  let mut units = 0;
+  // Without a buffer this only reads the length.
+  check_status!(
+    unsafe { sys::napi_get_value_string_utf16(env, value, ptr::null_mut(), 0, &mut units) },
+    "Expected a string"
+  )?;
+  Ok(units)
+}
+
+/// A JS string's text: UTF-8 when it is well-formed, else its UTF-16 units.
+pub enum JsText {
+  Utf8(String),
+  /// The string holds a raw lone surrogate.
+  Utf16(Vec<u16>),
+}
+
+impl FromNapiValue for JsText {
+  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+    let JsonText(text) = unsafe { JsonText::from_napi_value(env, value) }?;
+    // V8 writes each lone surrogate as U+FFFD: only a text holding one (rare) is read again, to tell them apart.
+    if memchr::memmem::find(text.as_bytes(), "\u{FFFD}".as_bytes()).is_none() {
+      return Ok(JsText::Utf8(text));
+    }
+    let len = unsafe { utf16_len(env, value) }?;
+    let mut units = vec![0u16; len + 1];
+    let mut written = 0;
+    check_status!(
+      unsafe {
+        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), units.len(), &mut written)
+      },
+      "Expected a string"
+    )?;
+    units.truncate(written);
+    Ok(
+      if char::decode_utf16(units.iter().copied()).any(|unit| unit.is_err()) {
+        JsText::Utf16(units)
+      } else {
+        JsText::Utf8(text)
+      },
+    )
   }
 }

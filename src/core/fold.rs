@@ -2,13 +2,15 @@
 //!
 //! The size is exactly `Buffer.byteLength(JSON.stringify(answer))`. An answer larger than the threshold
 //! becomes `{"preview":…,"shape":…,"handle":"…"}`, never larger than the threshold itself. The answer is
-//! read once, as a stream of tokens (see [`crate::core::json::scan`]); no tree of the whole answer is built and nothing recurses
-//! on its depth. See `docs/fold.md` for the rules a reader (or a model) can rely on.
+//! read once, as a stream of tokens (see [`crate::core::json::scan`]); no tree of the whole answer is built and
+//! nothing recurses on its depth. See `docs/fold.md` for the rules a reader (or a model) can rely on.
 
 mod canonical;
+mod measure;
 mod nodes;
 mod render;
 mod skeleton;
+mod utf16;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::json::write::{push_escaped_str, quoted_len};
@@ -148,6 +150,24 @@ pub fn fold_answer(source: AnswerSource<'_>, settings: &FoldSettings) -> CoreRes
       }))
     }
   }
+}
+
+/// At least the size [`fold_answer`] measures for `AnswerSource::Text(text)`, from one scan that writes nothing:
+/// a bound at most `threshold_bytes` means the text passes whole, without writing its canonical form.
+pub fn text_size_bound(text: &str) -> usize {
+  measure::text_size_bound(text)
+}
+
+/// For a text given as UTF-16 units (one holding raw lone surrogates, which UTF-8 cannot carry): its canonical
+/// JSON when it holds a JSON object or array, else `None`, exactly as `canonical_json` and the fold read a text.
+pub fn structured_json_of_utf16(units: &[u16]) -> Option<String> {
+  utf16::structured_json(units)
+}
+
+/// The JSON a text answer given as UTF-16 units stands for: [`structured_json_of_utf16`], else the quoted text.
+/// Folding it as [`AnswerSource::Json`] folds it as [`AnswerSource::Text`] folds a text.
+pub fn text_answer_json_of_utf16(units: &[u16]) -> String {
+  utf16::text_answer_json(units)
 }
 
 /// Preview, shape and the answer's depth.

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
-use crate::core::options::MAX_TTL_SECONDS;
+use crate::core::options::StoreSettings;
 pub use crate::core::seal::Owner;
 use crate::core::seal::{self, RecordHeader, RecordKeys, ServerSecret, HEADER_LEN};
 use config::{BackendConfig, MemoryConfig, StorageConfig};
@@ -196,16 +196,16 @@ pub struct HandleStore {
 }
 
 impl HandleStore {
-  /// Opens the configured backend (bounded in time) and checks the namespace and TTL.
-  pub async fn open(
-    config: &StorageConfig,
-    namespace: &str,
-    ttl_seconds: u64,
-    secret: Option<ServerSecret>,
-  ) -> CoreResult<Self> {
-    check_settings(namespace, ttl_seconds)?;
-    let backend = open_backend(config).await?;
-    Self::with_backend(backend, &config.key_prefix, namespace, ttl_seconds, secret)
+  /// Opens the configured backend (bounded in time). The settings were checked once, by `options`.
+  pub async fn open(settings: &StoreSettings) -> CoreResult<Self> {
+    let backend = open_backend(&settings.storage).await?;
+    Self::with_backend(
+      backend,
+      &settings.storage.key_prefix,
+      &settings.namespace,
+      settings.ttl_seconds,
+      settings.secret.clone(),
+    )
   }
 
   /// A store over a backend already open. Keys are `{key_prefix}{namespace}:{hex storage key}`.
@@ -216,7 +216,6 @@ impl HandleStore {
     ttl_seconds: u64,
     secret: Option<ServerSecret>,
   ) -> CoreResult<Self> {
-    check_settings(namespace, ttl_seconds)?;
     Ok(Self {
       backend,
       key_prefix: format!("{key_prefix}{namespace}:"),
@@ -374,33 +373,6 @@ impl HandleStore {
   /// Releases the backend's connections. Later calls fail with `RESULT_STORE_UNAVAILABLE`.
   pub async fn close(&self) {
     let _ = tokio::time::timeout(OPERATION_TIMEOUT, self.backend.close()).await;
-  }
-}
-
-/// Problems with a namespace and a TTL (empty when both are fine).
-pub fn settings_problems(namespace: Option<&str>, ttl_seconds: Option<f64>) -> Vec<String> {
-  let mut problems = Vec::new();
-  if namespace.is_none_or(str::is_empty) {
-    problems.push("namespace must be a non-empty string.".to_string());
-  }
-  problems.extend(ttl_problem(ttl_seconds));
-  problems
-}
-
-/// The problem with a store TTL, if any: it must be a whole number of seconds from 1 to `MAX_TTL_SECONDS`, the
-/// same cap as the plugin's `ttlSeconds` option (one year), so a store accepts exactly what the options accept.
-pub fn ttl_problem(ttl_seconds: Option<f64>) -> Option<String> {
-  let ttl_ok = ttl_seconds
-    .is_some_and(|ttl| ttl.fract() == 0.0 && ttl >= 1.0 && ttl <= MAX_TTL_SECONDS as f64);
-  (!ttl_ok).then(|| format!("ttlSeconds must be a whole number from 1 to {MAX_TTL_SECONDS}."))
-}
-
-fn check_settings(namespace: &str, ttl_seconds: u64) -> CoreResult<()> {
-  let problems = settings_problems(Some(namespace), Some(ttl_seconds as f64));
-  if problems.is_empty() {
-    Ok(())
-  } else {
-    Err(config::configuration_error(problems))
   }
 }
 

@@ -6,6 +6,7 @@ use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Nonce, Tag};
 use proptest::prelude::*;
 use serde_json::Value;
+use zeroize::Zeroize;
 
 use super::*;
 

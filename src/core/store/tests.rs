@@ -295,39 +295,6 @@ async fn range_reads_match_whole_reads() {
 }
 
 #[tokio::test]
-async fn settings_are_checked() {
-  let backend: Arc<dyn Backend> = Arc::new(MemoryBackend::new(MemoryConfig::default()));
-  let error = HandleStore::with_backend(backend.clone(), "", "", 0, None)
-    .err()
-    .unwrap();
-  assert_eq!(error.code, ErrorCode::Configuration);
-  assert!(error.message.contains("namespace") && error.message.contains("ttlSeconds"));
-}
-
-#[test]
-fn ttl_problem_names_the_range() {
-  for good in [1.0, 600.0, crate::core::options::MAX_TTL_SECONDS as f64] {
-    assert_eq!(ttl_problem(Some(good)), None, "{good}");
-  }
-  for bad in [
-    None,
-    Some(0.0),
-    Some(-1.0),
-    Some(1.5),
-    Some(f64::NAN),
-    Some(f64::INFINITY),
-  ] {
-    let problem = ttl_problem(bad).unwrap();
-    assert!(
-      problem.contains("ttlSeconds") && problem.contains("31536000."),
-      "{problem}"
-    );
-  }
-  let too_long = ttl_problem(Some(crate::core::options::MAX_TTL_SECONDS as f64 + 1.0));
-  assert!(too_long.is_some());
-}
-
-#[tokio::test]
 async fn closed_stores_fail_with_a_code() {
   let (_, store) = memory_store(0);
   let handle = HandleStore::new_handle();
@@ -342,7 +309,7 @@ async fn closed_stores_fail_with_a_code() {
 
   let dir = temp_dir("closed");
   let config = sqlite_config(&dir);
-  let store = HandleStore::open(&config, "rh", 60, None).await.unwrap();
+  let store = HandleStore::open(&settings(&config, 60)).await.unwrap();
   store.close().await;
   let error = store
     .save(&handle, b"x".as_slice(), &Owner::default())
@@ -376,7 +343,7 @@ fn sqlite_config(dir: &std::path::Path) -> StorageConfig {
 async fn sqlite_round_trip_ranges_expiry_and_raw_bytes() {
   let dir = temp_dir("sqlite");
   let config = sqlite_config(&dir);
-  let store = HandleStore::open(&config, "rh", 1, None).await.unwrap();
+  let store = HandleStore::open(&settings(&config, 1)).await.unwrap();
   assert_eq!(store.backend_kind(), "sqlite");
   let me = owner(Some("sqlite-session-5e1f"), Some("sqlite-subject-9ab2"));
   let handle = HandleStore::new_handle();
@@ -407,7 +374,7 @@ async fn sqlite_round_trip_ranges_expiry_and_raw_bytes() {
   // Reopening the file finds the record (same namespace, same owner). With WAL the open store owns the file, so
   // it is closed first.
   store.close().await;
-  let again = HandleStore::open(&config, "rh", 1, None).await.unwrap();
+  let again = HandleStore::open(&settings(&config, 1)).await.unwrap();
   assert_eq!(again.read(&handle, &me).await.unwrap().unwrap(), body);
   again.close().await;
 
@@ -428,7 +395,7 @@ async fn sqlite_round_trip_ranges_expiry_and_raw_bytes() {
   }
 
   // Expiry: not returned once past the TTL, and purged from the file.
-  let store = HandleStore::open(&config, "rh", 1, None).await.unwrap();
+  let store = HandleStore::open(&settings(&config, 1)).await.unwrap();
   tokio::time::sleep(Duration::from_millis(1100)).await;
   assert_eq!(store.read(&handle, &me).await.unwrap(), None);
   assert_eq!(store.read_range(&handle, &me, 0, 10).await.unwrap(), None);
@@ -461,7 +428,7 @@ async fn unreachable_backends_fail_fast_or_fall_back() {
     fallback_memory: false,
   };
   let started = std::time::Instant::now();
-  let error = HandleStore::open(&config, "rh", 60, None)
+  let error = HandleStore::open(&settings(&config, 60))
     .await
     .err()
     .unwrap();
@@ -471,7 +438,7 @@ async fn unreachable_backends_fail_fast_or_fall_back() {
     fallback_memory: true,
     ..config
   };
-  let store = HandleStore::open(&fallback, "rh", 60, None).await.unwrap();
+  let store = HandleStore::open(&settings(&fallback, 60)).await.unwrap();
   assert_eq!(store.backend_kind(), "memory");
 }
 
@@ -505,4 +472,14 @@ async fn record_functions_for_js_storages() {
     store.read(&handle, &me).await.unwrap().unwrap(),
     b"{\"x\":1}"
   );
+}
+
+/// Store settings over `storage` (namespace `rh`, no secret), as `options` makes them.
+fn settings(storage: &StorageConfig, ttl_seconds: u64) -> crate::core::options::StoreSettings {
+  crate::core::options::StoreSettings {
+    storage: storage.clone(),
+    namespace: "rh".to_string(),
+    ttl_seconds,
+    secret: None,
+  }
 }

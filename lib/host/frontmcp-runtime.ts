@@ -1,7 +1,7 @@
 // ─── The FrontMCP glue's runtime: one per plugin instance, one in use per scope ─
 import { consoleLogger, type ResultHandlesLogger } from './logger';
 import { type Owner, nonEmpty, ownerOf } from './owner';
-import { ResultHandlesCore } from './result-handles.core';
+import { HostPipeline } from './pipeline';
 import { HandleReferenceResolver } from './handle-references';
 import {
   openEngine,
@@ -9,7 +9,7 @@ import {
   type OpenedEngine,
   type PreparedOptions,
   type ResultHandlesOptions,
-} from './engine';
+} from './open-engine';
 import { type ResultHandleStore } from '../result-handle.store';
 
 /**
@@ -25,19 +25,18 @@ export interface ResultHandlesConfig {
 }
 
 /** Options, engine and store of one `ResultHandlesPlugin.init(options)`. */
-export class PluginRuntime {
+export class FrontMcpRuntime {
   readonly prepared: PreparedOptions;
-  readonly core: ResultHandlesCore;
+  readonly core: HostPipeline;
   /** Handle references in tool arguments (`handleReferences`). */
   readonly references: HandleReferenceResolver;
   private logger: ResultHandlesLogger | undefined;
-  private opened: Promise<OpenedEngine> | undefined;
 
   constructor(options: ResultHandlesOptions) {
     this.prepared = prepareOptions(options, { browserAware: true });
     const sink: ResultHandlesLogger = { warn: (message) => (this.logger ?? consoleLogger).warn(message) };
-    this.core = new ResultHandlesCore(
-      () => this.open(),
+    this.core = new HostPipeline(
+      () => openEngine(this.prepared),
       {
         foldPolicy: this.prepared.foldPolicy,
         thresholdBytes: this.prepared.resolved.thresholdBytes,
@@ -47,21 +46,12 @@ export class PluginRuntime {
     this.references = new HandleReferenceResolver(this.prepared.resolved.handleReferences, () => this.core.ready());
   }
 
-  /** The engine and store, opened once (a failed open is retried by the next call). */
-  private open(): Promise<OpenedEngine> {
-    if (!this.opened) {
-      const opening = openEngine(this.prepared);
-      this.opened = opening;
-      opening.catch(() => {
-        if (this.opened === opening) this.opened = undefined;
-      });
-    }
-    return this.opened;
-  }
-
-  /** What `ResultHandleStoreToken` provides: the plugin's own store, as the public `ResultHandleStore` API. */
+  /**
+   * What `ResultHandleStoreToken` provides: the plugin's own store, as the public `ResultHandleStore` API. The
+   * pipeline opens the engine once (and retries a failed open); it hands back what `openEngine` made.
+   */
   async store(): Promise<ResultHandleStore> {
-    return (await this.open()).store;
+    return ((await this.core.ready()) as OpenedEngine).store;
   }
 
   /** Logs through the host's logger when one was offered, else the console. */
@@ -100,14 +90,14 @@ export class PluginRuntime {
 
 // ─── one runtime per scope ──────────────────────────────────────────────────
 
-const runtimesByScope = new WeakMap<object, PluginRuntime>();
+const runtimesByScope = new WeakMap<object, FrontMcpRuntime>();
 /** Runtimes whose options were already compared with their scope's runtime (one warning at most each). */
-const compared = new WeakSet<PluginRuntime>();
+const compared = new WeakSet<FrontMcpRuntime>();
 
 const UNSERIALIZABLE = '[unserializable]';
 
 /** JSON of everything a runtime was configured with except the secret (the storage's clients and functions by kind). */
-function comparable(runtime: PluginRuntime): Record<string, string> {
+function comparable(runtime: FrontMcpRuntime): Record<string, string> {
   const { resolved, storage, foldPolicy } = runtime.prepared;
   const json = (value: unknown) => {
     try {
@@ -129,7 +119,7 @@ function comparable(runtime: PluginRuntime): Record<string, string> {
 }
 
 /** The names (never the values) of the options in which `later` differs from `first`. */
-function differingOptions(first: PluginRuntime, later: PluginRuntime): string[] {
+function differingOptions(first: FrontMcpRuntime, later: FrontMcpRuntime): string[] {
   const a = comparable(first);
   const b = comparable(later);
   const names = Object.keys(a).filter((name) => a[name] !== b[name]);
@@ -155,7 +145,7 @@ function differingOptions(first: PluginRuntime, later: PluginRuntime): string[] 
  * is not compared), one warning naming the differing options (never their values) is logged, through the logger
  * `logger()` gives, when given.
  */
-export function runtimeForScope(scope: unknown, mine: PluginRuntime, logger?: () => unknown): PluginRuntime {
+export function runtimeForScope(scope: unknown, mine: FrontMcpRuntime, logger?: () => unknown): FrontMcpRuntime {
   if (typeof scope !== 'object' || scope === null) return mine;
   let runtime = runtimesByScope.get(scope);
   if (!runtime) {

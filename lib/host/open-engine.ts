@@ -1,12 +1,8 @@
 // ─── Options → native engine (both hosts) ─────────────────────────────────────
 import * as native from '../native';
-import {
-  normalizeOptions,
-  type ResolvedResultHandlesOptions,
-  type ResultHandlesOptions,
-} from '../result-handles.options';
+import { checkOptions, type ResolvedResultHandlesOptions, type ResultHandlesOptions } from '../result-handles.options';
 import { BrowserStoreUnavailableError, ResultHandleStore } from '../result-handle.store';
-import { type EngineLike, type FoldPolicy } from './result-handles.core';
+import { type EngineLike, type FoldPolicy } from './pipeline';
 
 export type { ResultHandlesOptions } from '../result-handles.options';
 
@@ -34,6 +30,8 @@ export interface PreparedOptions {
   storage: Record<string, unknown>;
   /** Its `type`. */
   storageType: string;
+  /** The checked options as the native store and engine take them. */
+  settings: native.NativeSettings;
 }
 
 /**
@@ -42,17 +40,12 @@ export interface PreparedOptions {
  * memory.
  */
 export function prepareOptions(options: ResultHandlesOptions = {}, { browserAware = false } = {}): PreparedOptions {
-  const resolved = normalizeOptions(options);
-  let storage = { ...(resolved.storage as Record<string, unknown>) };
-  let storageType = typeof storage.type === 'string' ? storage.type : 'auto';
-  if (browserAware && isBrowserLikeRuntime()) {
-    if (SERVER_ONLY_STORAGE.has(storageType)) throw new BrowserStoreUnavailableError(storageType);
-    if (storageType === 'auto') {
-      storage = { type: 'memory' };
-      storageType = 'memory';
-    }
-  }
-  return { resolved, foldPolicy: resolved.foldPolicy as FoldPolicy | undefined, storage, storageType };
+  const browser = browserAware && isBrowserLikeRuntime();
+  const { resolved, settings } = checkOptions(options, { autoIsMemory: browser });
+  const storage = { ...(resolved.storage as Record<string, unknown>) };
+  const storageType = typeof storage.type === 'string' ? storage.type : 'auto';
+  if (browser && SERVER_ONLY_STORAGE.has(storageType)) throw new BrowserStoreUnavailableError(storageType);
+  return { resolved, foldPolicy: resolved.foldPolicy as FoldPolicy | undefined, storage, storageType, settings };
 }
 
 /** The engine and the store it keeps answers in. */
@@ -63,24 +56,9 @@ export interface OpenedEngine extends EngineLike {
 
 /** Opens the store and an engine over it (async: the store may connect to a server). */
 export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngine> {
-  const { resolved } = prepared;
-  const nativeStore = await native.NativeHandleStore.open(
-    JSON.stringify(prepared.storage),
-    resolved.namespace,
-    resolved.ttlSeconds,
-    resolved.secret,
-  );
-  const engine = native.ResultHandlesEngine.create(
-    JSON.stringify({
-      thresholdBytes: resolved.thresholdBytes,
-      ttlSeconds: resolved.ttlSeconds,
-      preview: resolved.preview,
-      handleReferences:
-        typeof resolved.handleReferences === 'function' ? { $function: true } : resolved.handleReferences,
-      handleReferenceLimits: resolved.handleReferenceLimits,
-    }),
-    nativeStore,
-  );
+  const { resolved, settings } = prepared;
+  const nativeStore = await native.NativeHandleStore.openChecked(settings);
+  const engine = native.ResultHandlesEngine.create(settings, nativeStore);
   const store = new ResultHandleStore(nativeStore, nativeStore.ttlSeconds);
   // A result whose JSON has at most `thresholdBytes` UTF-16 units has at most that many bytes' worth of content
   // to inspect and almost always passes: checking it on the JS thread is cheaper than a hop to the thread pool.
@@ -94,6 +72,7 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
         : engine.prepare(resultJson, toolMetaJson ?? undefined),
     prepareAnswer: async (answer, parts) =>
       answer.length <= inlineChars ? engine.prepareAnswerSync(answer, parts) : engine.prepareAnswer(answer, parts),
+    textCertainlyUnderThreshold: (text) => engine.textCertainlyUnderThreshold(text),
     commit: (plan, session, subject) =>
       engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),
     query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),

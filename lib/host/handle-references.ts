@@ -7,7 +7,7 @@
 // what it names, who may read it and every limit are decided in Rust (src/core/references.rs).
 import { type HandleReferencesSetting, RESULT_QUERY_TOOL_NAME } from '../result-handles.options';
 import { type Owner } from './owner';
-import { codedFailure, type CodedFailure, type EngineLike } from './result-handles.core';
+import { codedFailure, type CodedFailure, type EngineLike } from './pipeline';
 
 /** The key that marks a reference (the engine recognises only the exact shape; this is a cheap pre-check). */
 const REFERENCE_KEY_JSON = '"$resultHandle"';

@@ -36,7 +36,7 @@ export interface FitPlanLike {
 export interface AnswerPartsLike {
   /** The result without `content` and `structuredContent`, as JSON. */
   envelopeJson: string;
-  /** `'structured'`, `'text'` or `'canonical-text'`. */
+  /** `'structured'` or `'text'`. */
   kind: string;
   /** With `'structured'`: the only text, when it is not `===` to the answer. */
   text?: string;
@@ -50,6 +50,11 @@ export interface EngineLike {
   prepare(resultJson: string, toolMetaJson?: string | null): Promise<FitPlanLike>;
   /** `prepare` for a split result: `answer` crosses once; with an owner it is sealed while it folds. */
   prepareAnswer?(answer: string, parts: AnswerPartsLike): Promise<FitPlanLike>;
+  /**
+   * Whether a text answer (a result whose only content is this text, at most a threshold long) certainly passes
+   * under the threshold: one native scan, no fold. `false` means only that `prepare` decides.
+   */
+  textCertainlyUnderThreshold?(text: string): boolean;
   commit(plan: FitPlanLike, session?: string | null, subject?: string | null): Promise<string>;
   query(argsJson: string, session?: string | null, subject?: string | null): Promise<string>;
   /** The arguments with their handle references resolved (JSON text), or null when they hold none. */
@@ -139,35 +144,36 @@ function splitAnswer(result: Record<string, unknown>): SplitAnswer | undefined {
 /** A number with an exponent: the only JSON whose canonical form can be longer than its text (`1e20`). */
 const EXPONENT = /[0-9][eE]/;
 
+/** The engine's one-scan check of a text answer (see `EngineLike.textCertainlyUnderThreshold`). */
+type TextScan = (text: string) => boolean;
+
 /**
- * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone (no native
- * call). Beside structuredContent, the text either repeats it (the answer is then the text's canonical form, never
- * longer than the text unless a number has an exponent or the text a raw lone surrogate) or the answer passes
- * anyway. A text alone is the answer: its canonical form when it holds JSON, else `JSON.stringify(text)`, which is
- * never shorter. Anything unsure goes the exact way.
+ * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone. Beside
+ * structuredContent, the text either repeats it (the answer is then the text's canonical form, never longer than
+ * the text unless a number has an exponent or the text a raw lone surrogate) or the answer passes anyway: no native
+ * call. A text alone is the answer: its canonical form when it holds JSON, else `JSON.stringify(text)`; UTF-16
+ * length bounds both from below and above where that settles it, else the engine's one scan (`scan`, once the
+ * engine is open) does. Anything unsure goes the exact way.
  */
-function certainlyUnder(split: SplitAnswer, threshold: number): boolean {
+function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | undefined): boolean {
   const text = split.text;
-  if (text === undefined || text.length > threshold || EXPONENT.test(text)) return false;
+  if (text === undefined || text.length > threshold) return false;
   if (split.structured !== undefined) {
     // At most 3 bytes per UTF-16 unit once well-formed.
-    if (!isWellFormed(text)) return false;
+    if (EXPONENT.test(text) || !isWellFormed(text)) return false;
     return text.length * 3 <= threshold || Buffer.byteLength(text) <= threshold;
   }
   // At most 6 bytes per UTF-16 unit (`\u0001`), plus the quotes.
   if (text.length * 6 + 2 <= threshold) return true;
+  const bytes = Buffer.byteLength(text);
   // Escaping adds at most one byte per unit (`\"`, `\\`, `\n`) but for rare control characters and lone
-  // surrogates.
-  const common = !RARE_ESCAPES.test(text) && isWellFormed(text);
-  if (common && Buffer.byteLength(text) + text.length + 2 <= threshold) return true;
-  // A JSON-looking text measures as its canonical form when it parses, else as the quoted string. Without an
-  // exponent the canonical form is never longer than the quoted text (whitespace goes, escapes only shrink, a raw
-  // lone surrogate is six bytes in both), so the quoted text bounds both cases without asking the engine.
-  return Buffer.byteLength(JSON.stringify(text)) <= threshold;
+  // surrogates; a JSON text's canonical form is never longer than the text but for exponents.
+  if (bytes + text.length + 2 <= threshold && isWellFormed(text) && !RARE_ESCAPE_OR_EXPONENT.test(text)) return true;
+  return scan?.(text) ?? false;
 }
 
-/** Characters `JSON.stringify` writes as a six-character `\uXXXX` escape. */
-const RARE_ESCAPES = /[\x00-\x07\x0b\x0e-\x1f]/;
+/** A character `JSON.stringify` writes as a six-character `\uXXXX` escape, or a number with an exponent (one pass). */
+const RARE_ESCAPE_OR_EXPONENT = /[\x00-\x07\x0b\x0e-\x1f]|[0-9][eE]/;
 
 /** Whether a string holds no lone surrogate (UTF-8, and so the native side, cannot carry one). */
 function isWellFormed(text: string): boolean {
@@ -175,13 +181,8 @@ function isWellFormed(text: string): boolean {
   return check ? check.call(text) : !/[\uD800-\uDFFF]/.test(text);
 }
 
-/** Whether a text may hold a JSON object or array (the only texts compared or folded as JSON). */
-function looksStructured(text: string): boolean {
-  return STRUCTURED_START.test(text);
-}
-
-/** JSON whitespace, then an object or array. */
-const STRUCTURED_START = /^[ \t\n\r]*[{[]/;
+/** What `prepare` says of an answer whose size the host measured under the threshold (no native call). */
+const UNDER_THRESHOLD: FitPlanLike = { kind: 'pass', reason: 'under-threshold' };
 
 /** Answers this long are worth giving the event loop a turn between two long steps. */
 const YIELD_CHARS = 256 * 1024;
@@ -193,12 +194,16 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
  *
  * @example
  * ```ts
- * const core = new ResultHandlesCore(() => engine, { foldPolicy }, console);
+ * const core = new HostPipeline(() => engine, { foldPolicy }, console);
  * const answer = await core.fit(result, { toolName, fullName: toolName, request, owner: { session } });
  * ```
  */
-export class ResultHandlesCore {
+export class HostPipeline {
   private engine: Promise<EngineLike> | undefined;
+  /** The engine once `engine` resolved (read synchronously by the cheap checks). */
+  private opened: EngineLike | undefined;
+  /** Owner-less calls per tool that could fold, counted until the tool has been warned about. */
+  private readonly ownerless = new Map<string, number>();
   private readonly warnings: Warnings;
   private readonly counters = new Stats();
 
@@ -215,11 +220,29 @@ export class ResultHandlesCore {
     if (!this.engine) {
       const opening = this.openEngine();
       this.engine = opening;
-      opening.catch(() => {
-        if (this.engine === opening) this.engine = undefined;
-      });
+      opening.then(
+        (engine) => {
+          if (this.engine === opening) this.opened = engine;
+        },
+        () => {
+          if (this.engine === opening) this.engine = undefined;
+        },
+      );
     }
     return this.engine;
+  }
+
+  /** The engine's one-scan check of a text answer, once the engine is open (a failing check decides nothing). */
+  private textScan(): TextScan | undefined {
+    const engine = this.opened;
+    if (!engine?.textCertainlyUnderThreshold) return undefined;
+    return (text) => {
+      try {
+        return engine.textCertainlyUnderThreshold!(text);
+      } catch {
+        return false; // prepare decides, and reports what failed
+      }
+    };
   }
 
   /**
@@ -230,7 +253,7 @@ export class ResultHandlesCore {
     if (!isObject(result)) return this.passed(result, 'not-a-call-tool-result');
     const split = splitAnswer(result);
     const threshold = this.settings.thresholdBytes;
-    if (split && threshold !== undefined && certainlyUnder(split, threshold))
+    if (split && threshold !== undefined && certainlyUnder(split, threshold, this.textScan()))
       return this.passed(result, 'under-threshold');
     if (call.owner === undefined) {
       await this.warnIfOwnerlessWouldFold(result, split, call);
@@ -340,7 +363,10 @@ export class ResultHandlesCore {
 
   /**
    * A call with no session and no caller never folds (nobody could read the handle back). Says so once per tool,
-   * the first time such an answer would have folded: asks the engine (which measures) until then, never after.
+   * when such an answer would have folded. Finding that out costs a `prepare`, so for each tool the engine is asked
+   * on its 1st, 2nd, 4th, 8th… such call (an answer the cheap checks could not pass) until it has warned, and
+   * never after: a tool whose large answers pass for another reason (UI, errors) costs a few prepares, not one a
+   * call.
    */
   private async warnIfOwnerlessWouldFold(
     result: Record<string, unknown>,
@@ -349,12 +375,16 @@ export class ResultHandlesCore {
   ) {
     const key = `no-owner:${call.fullName}`;
     if (this.warnings.has(key)) return;
+    const calls = (this.ownerless.get(call.fullName) ?? 0) + 1;
+    this.ownerless.set(call.fullName, calls);
+    if ((calls & (calls - 1)) !== 0) return; // not a power of two
     try {
       const plan = await this.prepare(await this.ready(), result, split, call);
       if (plan?.kind !== 'fold') return;
     } catch {
       return; // the store or engine is down: that is warned about where it matters
     }
+    this.ownerless.delete(call.fullName);
     this.warnings.once(
       key,
       `tool "${call.fullName}": an answer over the threshold was sent whole because the call has no session and no ` +
@@ -367,6 +397,7 @@ export class ResultHandlesCore {
   async close(): Promise<void> {
     const engine = this.engine;
     this.engine = undefined;
+    this.opened = undefined;
     if (engine) await (await engine.catch(() => undefined))?.close();
   }
 
@@ -402,19 +433,14 @@ export class ResultHandlesCore {
         return undefined;
       }
       if (typeof answer !== 'string') return engine.prepare(JSON.stringify(result), toolMetaJson ?? null);
+      // Its size is the UTF-8 length of this JSON (well-formed: JSON.stringify escapes lone surrogates).
+      if (this.jsonCertainlyUnder(answer)) return UNDER_THRESHOLD;
       if (answer.length > YIELD_CHARS) await yieldToLoop();
-      if (split.text !== undefined && split.text !== answer) {
-        if (isWellFormed(split.text))
-          text = split.text; // compared natively, off this thread
-        else if (!(looksStructured(split.text) && canonicalOf(split.text) === answer)) return undefined;
-      }
-    } else if (split.text !== undefined && isWellFormed(split.text)) {
+      // Compared natively, off this thread (a text holding a lone surrogate crosses as UTF-16).
+      if (split.text !== undefined && split.text !== answer) text = split.text;
+    } else if (split.text !== undefined) {
       answer = split.text;
       kind = 'text';
-    } else if (split.text !== undefined) {
-      // UTF-8 cannot carry a lone surrogate: the text crosses as the JSON JS writes for it.
-      answer = (looksStructured(split.text) ? canonicalOf(split.text) : undefined) ?? JSON.stringify(split.text);
-      kind = 'canonical-text';
     }
     if (answer === undefined) return undefined;
     if (answer.length > YIELD_CHARS) await yieldToLoop();
@@ -428,20 +454,18 @@ export class ResultHandlesCore {
     });
   }
 
+  /** Whether a `JSON.stringify` output is no longer than the threshold in UTF-8 (at most 3 bytes per unit). */
+  private jsonCertainlyUnder(json: string): boolean {
+    const threshold = this.settings.thresholdBytes;
+    if (threshold === undefined || json.length > threshold) return false;
+    return json.length * 3 <= threshold || Buffer.byteLength(json) <= threshold;
+  }
+
   /** The answer `foldPolicy` sees: structuredContent, or the text (parsed when it holds JSON). */
   private answerOf(result: Record<string, unknown>, plan: FitPlanLike): unknown {
     if (plan.answerKind === 'structured') return result.structuredContent;
     const content = Array.isArray(result.content) ? (result.content as Array<{ text?: unknown }>) : [];
     const text = content.find((block) => typeof block?.text === 'string')?.text as string | undefined;
     return plan.answerKind === 'json-text' && text !== undefined ? (JSON.parse(text) as unknown) : text;
-  }
-}
-
-/** `JSON.stringify(JSON.parse(text))`, or `undefined` when the text is not JSON. */
-function canonicalOf(text: string): string | undefined {
-  try {
-    return JSON.stringify(JSON.parse(text));
-  } catch {
-    return undefined;
   }
 }

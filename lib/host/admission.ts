@@ -6,7 +6,7 @@
 // the three keys (z.object strips undeclared keys), and a JSON Schema must validate it. The JSON Schema check uses
 // the validator MCP clients use (Ajv, through `@modelcontextprotocol/sdk/validation/ajv`); when that cannot be
 // loaded, a JSON Schema is treated as not admitting (the answer goes whole: never a broken client).
-import { type Admission, type FoldedAnswer } from './result-handles.core';
+import { type Admission, type FoldedAnswer } from './pipeline';
 import { FOLDED_KEYS } from './zod-foldable';
 
 type SafeParse = { success: boolean; data?: unknown };
