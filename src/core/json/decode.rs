@@ -31,6 +31,7 @@ pub(crate) fn hex4(bytes: &[u8], at: usize) -> Option<u16> {
 
 /// The escape whose backslash is `bytes[at]`: what it stands for and how many bytes it spans (12 for a pair);
 /// `None` when JSON does not allow it.
+#[inline]
 pub(crate) fn escape_at(bytes: &[u8], at: usize) -> Option<(Escaped, usize)> {
   let short = match bytes.get(at + 1)? {
     b'"' => '"',

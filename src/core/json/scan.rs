@@ -226,15 +226,23 @@ impl<'a> Scanner<'a> {
     let mut i = start;
     let mut escaped = false;
     loop {
-      // Eight bytes at a time while none of them can end the run, then byte by byte.
-      while let Some(word) = word_at(self.bytes, i) {
-        if may_stop_string(word) {
-          break;
-        }
-        i += 8;
-      }
-      while i < self.bytes.len() && !STRING_STOP[self.bytes[i] as usize] {
+      // Most runs (keys, short values) end within eight bytes: byte by byte first. A longer run goes on eight
+      // bytes at a time while none of them can end it, then byte by byte (measured: the word test first cost the
+      // fold of fit_breakdown's orders answer 4-8%).
+      let short_end = (i + 8).min(self.bytes.len());
+      while i < short_end && !STRING_STOP[self.bytes[i] as usize] {
         i += 1;
+      }
+      if i == short_end {
+        while let Some(word) = word_at(self.bytes, i) {
+          if may_stop_string(word) {
+            break;
+          }
+          i += 8;
+        }
+        while i < self.bytes.len() && !STRING_STOP[self.bytes[i] as usize] {
+          i += 1;
+        }
       }
       match self.bytes.get(i) {
         Some(b'"') => break,

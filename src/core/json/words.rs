@@ -7,6 +7,7 @@ const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
 /// The eight bytes at `bytes[at..]`, little-endian (the first byte lowest); `None` when fewer are left.
+#[inline]
 pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
   let eight: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
   Some(u64::from_le_bytes(eight))
@@ -24,11 +25,13 @@ pub(crate) fn has_byte(word: u64, byte: u8) -> bool {
 
 /// The index (0 to 7) of the first of the eight bytes of `word` that is `byte`; 8 when none is. Exact: a false
 /// alarm of the zero-byte test only ever follows a true zero byte.
+#[inline]
 pub(crate) fn first_byte(word: u64, byte: u8) -> usize {
   (zero_bytes(word ^ (ONES * u64::from(byte))).trailing_zeros() / 8) as usize
 }
 
 /// The index (0 to 7) of the first byte where two words differ; 8 when they are equal.
+#[inline]
 pub(crate) fn first_difference(a: u64, b: u64) -> usize {
   ((a ^ b).trailing_zeros() / 8) as usize
 }
