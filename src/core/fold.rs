@@ -2,18 +2,18 @@
 //!
 //! The size is exactly `Buffer.byteLength(JSON.stringify(answer))`. An answer larger than the threshold
 //! becomes `{"preview":…,"shape":…,"handle":"…"}`, never larger than the threshold itself. The answer is
-//! read once, as a stream of tokens (see [`scan`]); no tree of the whole answer is built and nothing recurses
-//! on its depth. See `docs/fold.md` for the rules a reader (or a model) can rely on.
+//! read once, as a stream of tokens (see [`crate::core::json::scan`]); no tree of the whole answer is built and
+//! nothing recurses on its depth. See `docs/fold.md` for the rules a reader (or a model) can rely on.
 
 mod canonical;
-mod js;
 mod measure;
+mod nodes;
 mod render;
-mod scan;
 mod skeleton;
 mod utf16;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::json::write::{push_escaped_str, quoted_len};
 use crate::core::options::MIN_THRESHOLD_BYTES;
 
 /// An answer to fold.
@@ -73,7 +73,7 @@ pub fn folded_json(preview_json: &str, shape_json: &str, handle: &str) -> String
   out.push_str(",\"shape\":");
   out.push_str(shape_json);
   out.push_str(",\"handle\":\"");
-  js::push_escaped_str(handle, &mut out);
+  push_escaped_str(handle, &mut out);
   out.push_str("\"}");
   out
 }
@@ -125,13 +125,13 @@ pub fn fold_answer(source: AnswerSource<'_>, settings: &FoldSettings) -> CoreRes
       let canonical = match parsed {
         Some(json) => json,
         None => {
-          let bytes = js::quoted_len(text);
+          let bytes = quoted_len(text);
           if bytes <= settings.threshold_bytes {
             return Ok(FoldOutcome::Whole { bytes });
           }
           let mut json = String::with_capacity(bytes);
           json.push('"');
-          js::push_escaped_str(text, &mut json);
+          push_escaped_str(text, &mut json);
           json.push('"');
           json
         }

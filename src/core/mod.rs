@@ -4,7 +4,7 @@
 pub mod error;
 pub mod fit;
 pub mod fold;
-pub(crate) mod jsjson;
+pub(crate) mod json;
 pub mod options;
 pub mod query;
 pub mod references;

@@ -7,8 +7,8 @@
 
 use std::collections::HashSet;
 
-use super::js::{push_canonical_number, push_canonical_raw};
-use super::scan::{Event, ScanError, Scanner};
+use crate::core::json::scan::{Event, ScanError, Scanner};
+use crate::core::json::write::{push_canonical_number, push_canonical_str};
 
 /// Objects with more members than this look duplicates up in a set instead of scanning back.
 const LINEAR_DUPLICATE_CHECK: usize = 8;
@@ -47,7 +47,7 @@ pub(crate) fn canonicalize(text: &str) -> Result<String, ScanError> {
         }
         let key_start = out.len();
         out.push('"');
-        push_canonical_raw(key, &mut out);
+        push_canonical_str(key, &mut out);
         out.push('"');
         let key_end = out.len();
         let key_bytes = &out.as_bytes()[key_start..key_end];
@@ -101,7 +101,7 @@ pub(crate) fn canonicalize(text: &str) -> Result<String, ScanError> {
           }
           Event::Str(s) => {
             out.push('"');
-            push_canonical_raw(s, &mut out);
+            push_canonical_str(s, &mut out);
             out.push('"');
           }
           Event::Number(raw) => push_canonical_number(raw, &mut out),

@@ -8,8 +8,8 @@
 //! with an exponent are spelled out (`1e20` is 21 bytes once canonical); any other number is never longer in JS's
 //! spelling than as written (tested below against the canonicalizer).
 
-use super::js::{push_canonical_number, quoted_len};
-use super::scan::{Event, Scanner};
+use crate::core::json::scan::{Event, Scanner};
+use crate::core::json::write::{push_canonical_number, quoted_len};
 
 /// At least `Buffer.byteLength(JSON.stringify(answer))` for a text answer `text` (see
 /// [`super::AnswerSource::Text`]), and exactly that for a text that holds no JSON. Never less.

@@ -5,11 +5,12 @@
 //! step stops writing as soon as the budget is passed, so a step costs at most about the budget.
 
 use super::canonical::array_index;
-use super::js::{cut_units, push_escaped_units, utf16_len};
-use super::scan::RawStr;
-use super::skeleton::{
-  ArrayNode, Kind, MergeKey, MergeSrc, Node, ObjectNode, Skeleton, Src, MAX_DEPTH, MAX_KEY_UNITS,
-};
+use super::nodes::{ArrayNode, MergeKey, MergeSrc, Node, ObjectNode, Src};
+use super::skeleton::{Skeleton, MAX_DEPTH, MAX_KEY_UNITS};
+use crate::core::json::decode::{cut_units, utf16_len};
+use crate::core::json::scan::RawStr;
+use crate::core::json::write::{push_escaped_units, quoted};
+use crate::core::json::Kind;
 
 /// The limits of one step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -405,7 +406,7 @@ pub(crate) fn render(
       // Every shape is a JSON object: the note goes in before its closing brace.
       shape_json.pop();
       shape_json.push_str(",\"note\":");
-      shape_json.push_str(&serde_json::Value::String(note(step, &p, threshold)).to_string());
+      shape_json.push_str(&quoted(&note(step, &p, threshold)));
       shape_json.push('}');
     }
     if preview.buf.len() + shape_json.len() <= budget {

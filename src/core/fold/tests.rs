@@ -324,7 +324,7 @@ fn ten_thousand_levels_deep_are_measured_and_folded() {
       let envelope = folded_json(&answer.preview_json, &answer.shape_json, HANDLE);
       assert!(envelope.len() <= threshold);
       // Deeper than serde_json's own limit: check it with the scanner.
-      let mut scanner = scan::Scanner::new(&envelope);
+      let mut scanner = crate::core::json::scan::Scanner::new(&envelope);
       while scanner
         .next_event()
         .expect("the folded answer is JSON")

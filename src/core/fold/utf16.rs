@@ -8,8 +8,7 @@
 //! surrogate is written as a control character, which no escape accepts either.
 
 use super::canonical::canonicalize;
-use super::js::push_escaped_units;
-use crate::core::jsjson::push_unicode_escape;
+use crate::core::json::write::{push_escaped_units, push_unicode_escape};
 
 /// `JSON.stringify(JSON.parse(text))` when `text` (UTF-16 units) holds a JSON object or array (after JSON
 /// whitespace), else `None`: the texts a fold reads as JSON.

@@ -13,7 +13,7 @@ use super::path::{PathElement, Step};
 use super::seek::KeyIs;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
-pub(crate) use crate::core::jsjson::Kind;
+pub(crate) use crate::core::json::Kind;
 
 /// A node the walker can step into.
 pub(crate) trait Doc<'a>: Copy + Sized {

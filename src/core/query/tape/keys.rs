@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use super::Entry;
+use crate::core::json::decode::decode_str;
 
 /// Objects with more members than this are checked for repeated keys with a hash set, smaller ones pairwise.
 const PAIRWISE_KEYS: usize = 32;
@@ -14,7 +15,7 @@ pub(super) fn decode_key(raw: &str, escaped: bool) -> Cow<'_, str> {
     return Cow::Borrowed(raw);
   }
   // The scanner checked the escapes and there is no lone surrogate, so this decodes.
-  serde_json::from_str::<String>(&format!("\"{raw}\"")).map_or(Cow::Borrowed(raw), Cow::Owned)
+  decode_str(raw).unwrap_or(Cow::Borrowed(raw))
 }
 
 /// Whether the object at `at` (closed) holds a key twice.

@@ -1,0 +1,42 @@
+//! The engine's one JSON layer: JSON text as `JSON.parse` reads it and as `JSON.stringify` writes it.
+//!
+//! - [`scan`]: one pull scanner with byte offsets and no recursion (the fold, the canonicalizer and the fit's
+//!   text comparison read through it);
+//! - [`decode`]: the one decoder of string escapes (`\n`, `\uXXXX`, surrogate pairs, lone surrogates) and the
+//!   UTF-16 counts JS uses for lengths;
+//! - [`write`]: the one writer of strings and numbers exactly as `JSON.stringify` prints them.
+//!
+//! serde_json stays where a tree or a typed value is wanted (query results, options); it refuses lone surrogate
+//! escapes, which `JSON.stringify` writes, so whatever must take them reads through here.
+
+pub(crate) mod decode;
+pub(crate) mod scan;
+pub(crate) mod words;
+pub(crate) mod write;
+
+/// The type of a JSON value. `name` is the word the shape and the messages use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+  Object,
+  Array,
+  String,
+  Number,
+  Boolean,
+  Null,
+}
+
+impl Kind {
+  pub(crate) fn name(self) -> &'static str {
+    match self {
+      Kind::Object => "object",
+      Kind::Array => "array",
+      Kind::String => "string",
+      Kind::Number => "number",
+      Kind::Boolean => "boolean",
+      Kind::Null => "null",
+    }
+  }
+}
+
+#[cfg(test)]
+mod tests;

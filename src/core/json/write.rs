@@ -1,0 +1,188 @@
+//! The one writer of JSON text exactly as `JSON.stringify` prints it: string escapes and number spelling.
+//!
+//! The fold (sizes, preview, canonical text), the fit (the folded result) and the query (answers) all print through
+//! here, so a value reads and measures the same everywhere. serde_json's own writer differs from JS in numbers only
+//! (`1e21` vs `1e+21`, `1.0` vs `1`, `-0.0` vs `0`, integers beyond 2^53); strings escape the same way in both.
+
+use std::fmt::Write as _;
+
+use serde_json::{Number, Value};
+
+use super::decode::{pieces, Escaped, Piece};
+use super::scan::RawStr;
+
+/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub(crate) const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Appends `\uXXXX` for one UTF-16 unit (lowercase hex, as JS writes it).
+pub(crate) fn push_unicode_escape(unit: u16, out: &mut String) {
+  out.push_str("\\u");
+  for shift in [12, 8, 4, 0] {
+    out.push(char::from(HEX[usize::from((unit >> shift) & 0xF)]));
+  }
+}
+
+/// Appends `c` as `JSON.stringify` writes it inside quotes.
+pub(crate) fn push_escaped_char(c: char, out: &mut String) {
+  match c {
+    '"' => out.push_str("\\\""),
+    '\\' => out.push_str("\\\\"),
+    '\u{8}' => out.push_str("\\b"),
+    '\u{c}' => out.push_str("\\f"),
+    '\n' => out.push_str("\\n"),
+    '\r' => out.push_str("\\r"),
+    '\t' => out.push_str("\\t"),
+    c if c < ' ' => push_unicode_escape(c as u16, out),
+    c => out.push(c),
+  }
+}
+
+/// Appends a Rust string as `JSON.stringify` quotes it (no surrounding quotes).
+pub(crate) fn push_escaped_str(s: &str, out: &mut String) {
+  let mut plain_from = 0;
+  for (at, b) in s.bytes().enumerate() {
+    if b < 0x20 || b == b'"' || b == b'\\' {
+      out.push_str(&s[plain_from..at]);
+      push_escaped_char(char::from(b), out);
+      plain_from = at + 1;
+    }
+  }
+  out.push_str(&s[plain_from..]);
+}
+
+/// Appends a Rust string as a JSON string literal, quotes included.
+pub(crate) fn push_quoted(s: &str, out: &mut String) {
+  out.push('"');
+  push_escaped_str(s, out);
+  out.push('"');
+}
+
+/// Bytes `JSON.stringify` spends on `c` inside a string literal.
+pub(crate) fn escaped_char_len(c: char) -> usize {
+  match c {
+    '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+    '\u{0}'..='\u{1f}' => 6,
+    _ => c.len_utf8(),
+  }
+}
+
+/// `Buffer.byteLength(JSON.stringify(s))` for a Rust string `s`.
+pub(crate) fn quoted_len(s: &str) -> usize {
+  2 + s.chars().map(escaped_char_len).sum::<usize>()
+}
+
+/// Appends a double as JS prints it: shortest round-trip spelling, `0` for negative zero, `null` when not finite.
+pub(crate) fn push_js_double(value: f64, out: &mut String) {
+  if value == 0.0 {
+    out.push('0');
+  } else if value.is_finite() {
+    out.push_str(ryu_js::Buffer::new().format_finite(value));
+  } else {
+    out.push_str("null");
+  }
+}
+
+/// Appends UTF-16 units as `JSON.stringify` quotes them (no surrounding quotes); lone surrogates become `\udXXX`.
+pub(crate) fn push_escaped_units(units: &[u16], out: &mut String) {
+  for decoded in char::decode_utf16(units.iter().copied()) {
+    match decoded {
+      Ok(c) => push_escaped_char(c, out),
+      Err(lone) => push_unicode_escape(lone.unpaired_surrogate(), out),
+    }
+  }
+}
+
+/// Appends a JSON string's content in the form `JSON.stringify(JSON.parse(...))` prints (no surrounding quotes).
+pub(crate) fn push_canonical_str(s: RawStr<'_>, out: &mut String) {
+  if !s.escaped {
+    // Checked JSON without escapes holds no quote, backslash or control character: already canonical.
+    out.push_str(s.raw);
+    return;
+  }
+  for piece in pieces(s.raw) {
+    match piece {
+      Piece::Plain(run) => out.push_str(run),
+      Piece::Escape(Escaped::Char(c)) => push_escaped_char(c, out),
+      Piece::Escape(Escaped::Lone(unit)) => push_unicode_escape(unit, out),
+      Piece::Broken => break,
+    }
+  }
+}
+
+/// Appends a JSON number as `JSON.stringify(JSON.parse(raw))` prints it: JS's shortest round-trip spelling,
+/// `0` for negative zero, `null` for values beyond the double range (JSON.parse gives ±Infinity).
+pub(crate) fn push_canonical_number(raw: &str, out: &mut String) {
+  let digits = raw.strip_prefix('-').unwrap_or(raw);
+  // Up to 15 digits, an integer is exact in a double and JS prints it as written.
+  if digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) && raw != "-0" {
+    out.push_str(raw);
+    return;
+  }
+  // Beyond the double range `parse` gives infinity, which JSON.stringify prints as null.
+  push_js_double(raw.parse::<f64>().unwrap_or(f64::NAN), out);
+}
+
+/// Appends a serde_json number the way JS prints it.
+pub(crate) fn write_number(out: &mut String, number: &Number) {
+  if let Some(n) = number.as_u64() {
+    if n <= MAX_SAFE_INTEGER {
+      let _ = write!(out, "{n}");
+      return;
+    }
+  } else if let Some(n) = number.as_i64() {
+    if n.unsigned_abs() <= MAX_SAFE_INTEGER {
+      let _ = write!(out, "{n}");
+      return;
+    }
+  }
+  // serde_json holds no NaN or infinity; -0 prints as 0 in JS.
+  push_js_double(number.as_f64().unwrap_or(f64::NAN), out);
+}
+
+/// Appends a serde_json value as JSON text, keeping only the keys in `fields` when `value` is an object and
+/// `fields` is set.
+pub(crate) fn write_value(out: &mut String, value: &Value, fields: Option<&[String]>) {
+  match value {
+    Value::Null => out.push_str("null"),
+    Value::Bool(true) => out.push_str("true"),
+    Value::Bool(false) => out.push_str("false"),
+    Value::Number(number) => write_number(out, number),
+    Value::String(text) => push_quoted(text, out),
+    Value::Array(items) => {
+      out.push('[');
+      for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+          out.push(',');
+        }
+        write_value(out, item, None);
+      }
+      out.push(']');
+    }
+    Value::Object(map) => {
+      out.push('{');
+      let mut first = true;
+      for (key, item) in map {
+        if fields.is_some_and(|fields| !fields.iter().any(|field| field == key)) {
+          continue;
+        }
+        if !first {
+          out.push(',');
+        }
+        first = false;
+        push_quoted(key, out);
+        out.push(':');
+        write_value(out, item, None);
+      }
+      out.push('}');
+    }
+  }
+}
+
+/// A Rust string as a JSON string literal, quotes included.
+pub(crate) fn quoted(s: &str) -> String {
+  let mut out = String::with_capacity(s.len() + 2);
+  push_quoted(s, &mut out);
+  out
+}
