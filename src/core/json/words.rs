@@ -38,7 +38,6 @@ pub(crate) fn first_difference(a: u64, b: u64) -> usize {
 
 /// Whether any of the eight bytes of `word` may end a run of string content: a quote, a backslash or a control
 /// character. A `true` can be a false alarm (a byte loop then decides); a `false` never misses one.
-#[inline]
 pub(crate) fn may_stop_string(word: u64) -> bool {
   let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
   has_byte(word, b'"') || has_byte(word, b'\\') || control != 0

@@ -17,8 +17,6 @@
 
 use super::walk::Kind;
 use super::MAX_QUERY_DEPTH;
-use crate::core::json::decode::{escape_at, Escaped};
-use crate::core::json::words::{may_stop_string, word_at};
 use keys::has_repeated_key;
 
 mod keys;
@@ -91,6 +89,17 @@ impl<'t> Tape<'t> {
   pub(crate) fn nodes(&self) -> u64 {
     self.nodes
   }
+}
+
+/// Whether any of the eight bytes is a quote, a backslash or a control character (the classic "has a zero byte" and
+/// "has a byte below n" tests).
+fn may_stop_string(word: u64) -> bool {
+  const ONES: u64 = 0x0101_0101_0101_0101;
+  const HIGHS: u64 = 0x8080_8080_8080_8080;
+  let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
+  has_zero(word ^ (ONES * u64::from(b'"')))
+    || has_zero(word ^ (ONES * u64::from(b'\\')))
+    || word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0
 }
 
 /// One pass over the text, checking RFC 8259's grammar (what `JSON.parse` accepts) while it writes the entries.
@@ -278,6 +287,14 @@ impl Builder<'_> {
     Some(())
   }
 
+  fn hex4(&self, at: usize) -> Option<u32> {
+    let digits = self.bytes.get(at..at + 4)?;
+    if !digits.iter().all(u8::is_ascii_hexdigit) {
+      return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+  }
+
   /// Past a string literal (at its opening quote): where its content starts, and whether it holds escapes. A
   /// lone surrogate escape gives `None` (serde_json refuses it; the full read repairs it).
   fn string(&mut self) -> Option<(usize, bool)> {
@@ -286,7 +303,8 @@ impl Builder<'_> {
     let mut escaped = false;
     loop {
       // Eight bytes at a time while none of them can end the run, then byte by byte.
-      while let Some(word) = word_at(self.bytes, i) {
+      while let Some(word) = self.bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
         if may_stop_string(word) {
           break;
         }
@@ -303,11 +321,25 @@ impl Builder<'_> {
         b'"' => break,
         b'\\' => {
           escaped = true;
-          // A lone surrogate gives `None` too: serde_json refuses it.
-          let (Escaped::Char(_), width) = escape_at(self.bytes, i)? else {
-            return None;
-          };
-          i += width;
+          match self.bytes.get(i + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+            b'u' => {
+              let unit = self.hex4(i + 2)?;
+              i += 6;
+              if (0xD800..=0xDBFF).contains(&unit) {
+                let low = (self.bytes.get(i..i + 2)? == b"\\u")
+                  .then(|| self.hex4(i + 2))
+                  .flatten()?;
+                if !(0xDC00..=0xDFFF).contains(&low) {
+                  return None;
+                }
+                i += 6;
+              } else if (0xDC00..=0xDFFF).contains(&unit) {
+                return None;
+              }
+            }
+            _ => return None,
+          }
         }
         _ => return None,
       }
