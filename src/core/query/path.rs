@@ -14,6 +14,7 @@ use serde_json_path::JsonPath;
 
 use super::json::MAX_SAFE_INTEGER;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::json::decode::{escape_at, Escaped};
 
 /// Deepest bracket or parenthesis nesting accepted in a JSONPath query: the parser recurses per level, and a
 /// query nested thousands deep would exhaust the thread's stack.
@@ -297,53 +298,32 @@ impl<'a> SimpleParser<'a> {
     loop {
       match self.bump()? {
         c if c == quote => return Some(out),
-        '\\' => {
-          let c = match self.bump()? {
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            '/' => '/',
-            '\\' => '\\',
-            c if c == quote => c,
-            'u' => self.unicode_escape()?,
-            _ => return None,
-          };
-          out.push(c);
-        }
+        '\\' => out.push(self.escape(quote)?),
         '\u{0}'..='\u{1f}' => return None,
         c => out.push(c),
       }
     }
   }
 
-  /// After `\u`: four hex digits, a surrogate pair written as two escapes, never a lone surrogate.
-  fn unicode_escape(&mut self) -> Option<char> {
-    let first = self.hex4()?;
-    match first {
-      0xD800..=0xDBFF => {
-        if self.bump()? != '\\' || self.bump()? != 'u' {
-          return None;
-        }
-        let second = self.hex4()?;
-        if !(0xDC00..=0xDFFF).contains(&second) {
-          return None;
-        }
-        char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))
+  /// After a backslash in a quoted key: the escaped quote, or a JSON escape read by the shared decoder (a
+  /// surrogate pair written as two escapes, never a lone surrogate).
+  fn escape(&mut self, quote: char) -> Option<char> {
+    let backslash = self.pos - 1;
+    match self.peek()? {
+      c if c == quote => {
+        self.pos += 1;
+        Some(c)
       }
-      0xDC00..=0xDFFF => None,
-      _ => char::from_u32(first),
+      // `\"` escapes only the quote it is in: JSON allows it, a single-quoted key does not.
+      '"' => None,
+      _ => {
+        let (Escaped::Char(c), width) = escape_at(self.text.as_bytes(), backslash)? else {
+          return None;
+        };
+        self.pos = backslash + width;
+        Some(c)
+      }
     }
-  }
-
-  fn hex4(&mut self) -> Option<u32> {
-    let digits = self.text.get(self.pos..self.pos + 4)?;
-    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
-      return None;
-    }
-    self.pos += 4;
-    u32::from_str_radix(digits, 16).ok()
   }
 }
 

@@ -165,6 +165,15 @@ fn repeated_keys_follow_the_last_one() {
   let text = format!(r#"{{"a":[1,2],"a":{list}}}"#);
   let index = build_index(&text, TINY).expect("indexed");
   assert!(compare(&text, &index, &query, usize::MAX));
+  // Keys compare as decoded: `\u0061` is "a", and `\u00e9\ud83d\ude00` is "é😀".
+  let text = format!(r#"{{"a":{list},"b":{list},"\u0061":[1,2]}}"#);
+  let index = build_index(&text, TINY).expect("indexed");
+  assert!(plan(&index, &query).is_none());
+  let text = format!(r#"{{"b":{list},"\u00e9\ud83d\ude00":{list}}}"#);
+  let index = build_index(&text, TINY).expect("indexed");
+  let query = args(json!({"handle": "h", "path": "$['é😀']", "offset": 90}));
+  assert!(plan(&index, &query).is_some());
+  assert!(compare(&text, &index, &query, usize::MAX));
 }
 
 #[test]

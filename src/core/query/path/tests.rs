@@ -77,6 +77,17 @@ fn bracket_names_and_blanks() {
     steps("$[\"\\uD834\\uDD1E\"]"),
     Some(vec![Step::Key("𝄞".into())])
   );
+  assert_eq!(steps("$[\"\\\"\"]"), Some(vec![Step::Key("\"".into())]));
+  // Not simple paths: `\"` in a single-quoted name, `\'` in a double-quoted one, a lone surrogate, short hex.
+  for text in [
+    "$['\\\"']",
+    "$[\"\\'\"]",
+    "$['\\uD834']",
+    "$['\\uDD1E\\uD834']",
+    "$['\\u12g4']",
+  ] {
+    assert_eq!(steps(text), None, "{text}");
+  }
 }
 
 #[test]
