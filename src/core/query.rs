@@ -236,10 +236,13 @@ pub(crate) type QuerySpans = (String, Vec<(u32, u32)>);
 
 /// [`run_query`], and, for a JSONPath query that can select several nodes and was read through the tape, where
 /// its matches are in the answer's text (byte spans, in order), so later pages can read just their own range.
+/// `certified`: the answer's path index certifies it is JSON (see [`index::certifies_json`]), so the tape may pass
+/// over what the query cannot reach without checking it.
 pub(crate) fn run_query_keeping_spans(
   answer_json: &[u8],
   args: &QueryArgs,
   threshold_bytes: usize,
+  certified: bool,
 ) -> (CoreResult<String>, Option<QuerySpans>) {
   let through_tape = || {
     let ParsedPath::Query {
@@ -250,7 +253,11 @@ pub(crate) fn run_query_keeping_spans(
       return None;
     };
     let text = std::str::from_utf8(answer_json).ok()?;
-    let tape = tape_for(text, query)?;
+    let tape = if certified {
+      Tape::build_clean(text, reach::reach(spec_query(query)))?
+    } else {
+      tape_for(text, query)?
+    };
     let texts = match select_on_tape(&tape, query) {
       Ok(texts) => texts,
       Err(error) => return Some((Err(error), None)),

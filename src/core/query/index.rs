@@ -15,7 +15,13 @@
 //! nodes, objects, small or deep nodes, missing paths, unknown index versions) returns `None`: the caller reads
 //! the whole answer as before. [`query_stored`] puts the routes together over a `HandleStore`.
 //!
-//! Encoding (all integers unsigned LEB128): `"RHIX" ‖ version 0x01 ‖ answer length ‖ node`, where a node is
+//! An index is written only for a text serde_json reads as one JSON value with no lone surrogate escape (see
+//! [`build_index`]); version 2 says so in a flag, [`CERTIFIED_JSON`], which lets a JSONPath query pass over the
+//! parts it cannot reach without checking their grammar ([`certifies_json`]). The index is sealed like the answer,
+//! under keys only this server derives for the same handle and owner, so the flag cannot be forged by the store.
+//!
+//! Encoding (all integers unsigned LEB128): `"RHIX" ‖ version 0x02 ‖ flags ‖ answer length ‖ node` (version 0x01,
+//! written before, has no flags byte and is still read for its nodes), where a node is
 //! `0x01 ‖ start ‖ end ‖ length ‖ n ‖ n × (item delta, byte delta) ‖ m ‖ m × (index, node)` for an array and
 //! `0x02 ‖ start ‖ end ‖ m ‖ m × (key length, key UTF-8, node)` for an object and
 //! `0x03 ‖ start ‖ end ‖ units ‖ n ‖ n × (unit delta, byte delta)` for a string.
@@ -35,8 +41,11 @@ pub use super::stored::query_stored;
 pub use plan::{answer_range, plan, IndexedRead};
 
 const MAGIC: &[u8; 4] = b"RHIX";
-/// The index encoding this engine writes and reads. Any other version is ignored (full read), never guessed.
-pub const INDEX_VERSION: u8 = 1;
+/// The index encoding this engine writes. It reads this one and version 1 (no flags); any other version is
+/// ignored (full read), never guessed.
+pub const INDEX_VERSION: u8 = 2;
+/// Flag: the answer's text is one JSON value serde_json reads, with no lone surrogate escape.
+pub const CERTIFIED_JSON: u8 = 0x01;
 /// Nesting the decoder follows at most (the builder writes at most `max_depth` + 1 levels).
 const MAX_DECODE_DEPTH: usize = 16;
 
@@ -118,9 +127,19 @@ fn build(text: &str, settings: IndexSettings, grammar_checked: bool) -> Option<V
   let mut out = Vec::with_capacity(256);
   out.extend_from_slice(MAGIC);
   out.push(INDEX_VERSION);
+  // Both checks ran above: serde_json's grammar check (here or by the caller) and the scanner's surrogate check.
+  out.push(CERTIFIED_JSON);
   put(&mut out, text.len() as u64);
   encode(&mut out, &root);
   Some(out)
+}
+
+/// Whether `index` (an answer's path index, as read from the store) certifies that the answer, `answer_len` bytes
+/// long, is JSON as serde_json reads it with no lone surrogate escape. Reads the header only.
+pub fn certifies_json(index: &[u8], answer_len: usize) -> bool {
+  codec::header(index).is_some_and(|(flags, len)| {
+    flags & CERTIFIED_JSON != 0 && usize::try_from(len).is_ok_and(|len| len == answer_len)
+  })
 }
 
 #[cfg(test)]

@@ -1,12 +1,13 @@
 //! `result_query` over a [`HandleStore`]: a singular path through the path index (the index and one byte range),
 //! a JSONPath query through the kept match pages of the same query (one byte range); else the whole answer read,
-//! decrypted and queried off the JS thread (keeping a JSONPath query's match spans for the next pages).
+//! decrypted and queried off the JS thread (keeping a JSONPath query's match spans for the next pages; the path
+//! index, read beside it, may certify the answer's grammar so the query checks less).
 
 use std::sync::Arc;
 
 use super::answer::{answer, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
-use super::index::{answer_range, plan};
+use super::index::{answer_range, certifies_json, plan};
 use super::path::ParsedPath;
 use super::walk::Kind;
 use super::{handle_not_found, run_query_keeping_spans};
@@ -33,10 +34,21 @@ pub async fn query_stored(
   if let Some(outcome) = shortcut {
     return outcome;
   }
-  let answer = store
-    .read(&args.handle, owner)
-    .await?
-    .ok_or_else(handle_not_found)?;
+  // A JSONPath query reads the path index beside the answer: it may certify the answer's grammar (see
+  // `index::certifies_json`), which spares the tape checking what the query cannot reach.
+  let (answer, index) = match args.path.parsed() {
+    ParsedPath::Query { .. } => tokio::join!(
+      store.read(&args.handle, owner),
+      store.read_index(&args.handle, owner)
+    ),
+    ParsedPath::Steps(_) => (store.read(&args.handle, owner).await, Ok(None)),
+  };
+  let answer = answer?.ok_or_else(handle_not_found)?;
+  // An index that cannot be read only costs the shortcut.
+  let certified = index
+    .ok()
+    .flatten()
+    .is_some_and(|index| certifies_json(&index, answer.len()));
   // Querying the whole answer is the costly part: one at a time per owner (taken after the read, so a slow store
   // does not make an owner's queries wait on each other's I/O).
   let _turn = store.query_turns().take(owner).await?;
@@ -45,10 +57,11 @@ pub async fn query_stored(
     owner.clone(),
     window(&args, DEFAULT_LIST_LIMIT).1,
   );
-  let (outcome, spans) =
-    tokio::task::spawn_blocking(move || run_query_keeping_spans(&answer, &args, threshold_bytes))
-      .await
-      .map_err(|_| CoreError::internal("The query failed inside the engine."))?;
+  let (outcome, spans) = tokio::task::spawn_blocking(move || {
+    run_query_keeping_spans(&answer, &args, threshold_bytes, certified)
+  })
+  .await
+  .map_err(|_| CoreError::internal("The query failed inside the engine."))?;
   // Worth keeping when there is a next page to read.
   if let (Ok(_), Some((query, spans))) = (&outcome, spans) {
     if spans.len() > limit {

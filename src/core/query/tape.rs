@@ -21,10 +21,11 @@ use keys::has_repeated_key;
 
 mod keys;
 mod node;
+mod pass;
 
 pub(crate) use node::TapeNode;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
   start: u32,
   end: u32,
@@ -60,6 +61,19 @@ impl<'t> Tape<'t> {
   /// of them). Deeper values are checked the same way and counted in [`Tape::nodes`], but a container at level
   /// `reach` lists no children: only a query that looks no deeper (see [`super::reach`]) may run on it.
   pub(crate) fn build_reaching(text: &'t str, reach: Option<usize>) -> Option<Tape<'t>> {
+    Self::build_with(text, reach, false)
+  }
+
+  /// [`Tape::build_reaching`] for a text known to be one JSON value as serde_json reads it, with no lone
+  /// surrogate escape (what a current path index certifies, see `query::index`): the same tape, but a container
+  /// whose children the query cannot reach is passed over by counting brackets, without checking its grammar (its
+  /// values are still counted, and its numbers and nesting still checked). Given any other text it may read values
+  /// the full read refuses, so only a certified text may come here.
+  pub(crate) fn build_clean(text: &'t str, reach: Option<usize>) -> Option<Tape<'t>> {
+    Self::build_with(text, reach, true)
+  }
+
+  fn build_with(text: &'t str, reach: Option<usize>, clean: bool) -> Option<Tape<'t>> {
     u32::try_from(text.len()).ok()?;
     let reach = reach.unwrap_or(usize::MAX);
     let mut builder = Builder {
@@ -71,6 +85,7 @@ impl<'t> Tape<'t> {
       key: None,
       reach,
       nodes: 0,
+      clean,
     };
     builder.document()?;
     Some(Tape {
@@ -116,6 +131,8 @@ struct Builder<'b> {
   reach: usize,
   /// Values read, recorded or not.
   nodes: u64,
+  /// The text is certified JSON: unreached subtrees are passed over (see [`Tape::build_clean`]).
+  clean: bool,
 }
 
 /// An open container: its entry ([`UNRECORDED`] below the reach), and whether it is an object.
@@ -230,6 +247,9 @@ impl Builder<'_> {
         });
         if self.open.len() > MAX_QUERY_DEPTH {
           return None;
+        }
+        if self.clean && self.open.len() > self.reach {
+          return self.pass_children(entry);
         }
         self.blank();
         match (self.peek()?, kind) {

@@ -191,15 +191,28 @@ impl Reader<'_> {
   }
 }
 
-/// The answer length and root node of an index; `None` for another version or anything malformed.
-pub(super) fn decode(index: &[u8]) -> Option<(u64, Node)> {
-  if index.get(..4)? != MAGIC || *index.get(4)? != INDEX_VERSION {
+/// An index's reader past its flags: version 1 has none (0), version 2 one byte.
+fn after_version(index: &[u8]) -> Option<(u8, Reader<'_>)> {
+  if index.get(..4)? != MAGIC {
     return None;
   }
-  let mut reader = Reader {
-    bytes: index,
-    at: 5,
+  let (flags, at) = match *index.get(4)? {
+    1 => (0, 5),
+    INDEX_VERSION => (*index.get(5)?, 6),
+    _ => return None,
   };
+  Some((flags, Reader { bytes: index, at }))
+}
+
+/// The flags and answer length of an index; `None` for another version or a malformed header.
+pub(super) fn header(index: &[u8]) -> Option<(u8, u64)> {
+  let (flags, mut reader) = after_version(index)?;
+  Some((flags, reader.number()?))
+}
+
+/// The answer length and root node of an index; `None` for another version or anything malformed.
+pub(super) fn decode(index: &[u8]) -> Option<(u64, Node)> {
+  let (_, mut reader) = after_version(index)?;
   let answer_len = reader.number()?;
   let root = reader.node(0, answer_len)?;
   (reader.at == index.len()).then_some((answer_len, root))

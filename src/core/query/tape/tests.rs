@@ -82,3 +82,81 @@ fn a_tape_within_a_reach_counts_every_value_and_records_fewer() {
   assert!(Tape::build_reaching("[1e400]", Some(0)).is_none());
   assert!(Tape::build_reaching(r#"[["\ud800"]]"#, Some(0)).is_none());
 }
+
+/// The tape the certified pass builds is the checking pass's tape, entry for entry, with the same count of values.
+fn assert_same_tapes(text: &str) {
+  for reach in [Some(0), Some(1), Some(2), Some(3), Some(5), None] {
+    let checked = Tape::build_reaching(text, reach);
+    let clean = Tape::build_clean(text, reach);
+    assert_eq!(checked.is_some(), clean.is_some(), "{text:?} at {reach:?}");
+    if let (Some(checked), Some(clean)) = (checked, clean) {
+      assert_eq!(checked.entries, clean.entries, "{text:?} at {reach:?}");
+      assert_eq!(checked.nodes(), clean.nodes(), "{text:?} at {reach:?}");
+    }
+  }
+}
+
+#[test]
+fn the_certified_pass_builds_the_checking_pass_tape() {
+  for text in [
+    r#"{"a":[1,-2.5e3,"x\"y\u00e9😀",true,false,null,{}],"b":{"c":[]}}"#,
+    " [ 1 , [ 2 , [ ] , { } , [ [ 3 ] ] ] , { \"k\" : \"v\\\\\" , \"m\" : [ {\"z\":[1,2]} ] } ] ",
+    r#"{"orders":[{"id":1,"tags":["a","b\"]","c"],"c":{"n":"[{"}},{"id":2,"tags":[],"c":{}}]}"#,
+    r#"[[[["deep \\" ,1e5,-0.5E-3,{"a":{"b":[{}]}}]]]]"#,
+    "[[[123456789012345678901234567890]]]",
+    "0",
+    "\"s\"",
+    "[]",
+  ] {
+    assert_same_tapes(text);
+  }
+}
+
+#[test]
+fn the_certified_pass_still_checks_numbers_and_nesting() {
+  for reach in [Some(0), Some(1)] {
+    assert!(Tape::build_clean("[[1e400]]", reach).is_none());
+    assert!(Tape::build_clean(&format!("[[{}]]", "9".repeat(400)), reach).is_none());
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    assert!(Tape::build_clean(&deep(MAX_QUERY_DEPTH), reach).is_some());
+    assert!(Tape::build_clean(&deep(MAX_QUERY_DEPTH + 1), reach).is_none());
+    let deep_full = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+    assert!(Tape::build_clean(&deep_full(MAX_QUERY_DEPTH), reach).is_some());
+    assert!(Tape::build_clean(&deep_full(MAX_QUERY_DEPTH + 1), reach).is_none());
+  }
+}
+
+mod generated {
+  use super::assert_same_tapes;
+  use proptest::prelude::*;
+  use serde_json::Value;
+
+  fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+      Just(Value::Null),
+      any::<bool>().prop_map(Value::Bool),
+      any::<i64>().prop_map(Value::from),
+      any::<f64>()
+        .prop_filter("finite", |f| f.is_finite())
+        .prop_map(Value::from),
+      "[a-z \"\\\\\\[\\]{},:é\u{1}]{0,8}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(6, 120, 8, |inner| {
+      prop_oneof![
+        prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+        prop::collection::vec(("[a-c\"{]{0,2}", inner), 0..6)
+          .prop_map(|members| Value::Object(members.into_iter().collect())),
+      ]
+    })
+  }
+
+  proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn certified_and_checking_passes_agree(doc in value(), pretty in any::<bool>()) {
+      let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) };
+      assert_same_tapes(&text.expect("JSON"));
+    }
+  }
+}

@@ -1,0 +1,127 @@
+//! Passing over the children of a container the query cannot look into, in a text certified to be JSON (see
+//! [`Tape::build_clean`]): brackets are counted and strings jumped over, so no grammar is checked and nothing is
+//! recorded, but the values are still counted (for the budget), and numbers and nesting are still checked as the
+//! checking pass checks them (a number serde_json refuses, or nesting past [`MAX_QUERY_DEPTH`], still sends the
+//! query to the full read).
+//!
+//! Counting without tokens: in JSON text, the values inside a container are its commas (at any depth) plus its
+//! non-empty containers (itself included), since each non-empty container holds one value more than it has commas.
+
+#[cfg(doc)]
+use super::Tape;
+use super::{may_stop_string, Builder, UNRECORDED};
+use crate::core::query::MAX_QUERY_DEPTH;
+
+impl Builder<'_> {
+  /// At the first byte inside the container just opened (`entry`, [`UNRECORDED`] or not): past its closing
+  /// bracket, with its children counted and the container closed.
+  pub(super) fn pass_children(&mut self, entry: u32) -> Option<()> {
+    let bytes = self.bytes;
+    // Open containers around the cursor, the passed one included, and how deep the answer may still go.
+    let mut depth = 1usize;
+    let room = MAX_QUERY_DEPTH.checked_sub(self.open.len() - 1)?;
+    let mut at = self.at;
+    let mut commas: u64 = 0;
+    let mut top_commas: u32 = 0;
+    let mut filled: u64 = 0;
+    if !close_if_empty(bytes, &mut at) {
+      filled += 1;
+      loop {
+        match *bytes.get(at)? {
+          b'"' => at = past_string(bytes, at + 1)?,
+          b'[' | b'{' => {
+            // Checked before the emptiness, as the checking pass counts an empty container open too.
+            if depth + 1 > room {
+              return None;
+            }
+            at += 1;
+            if !close_if_empty(bytes, &mut at) {
+              depth += 1;
+              filled += 1;
+            }
+          }
+          b']' | b'}' => {
+            at += 1;
+            depth -= 1;
+            if depth == 0 {
+              break;
+            }
+          }
+          b',' => {
+            at += 1;
+            commas += 1;
+            if depth == 1 {
+              top_commas += 1;
+            }
+          }
+          b'-' | b'0'..=b'9' => at = past_number(bytes, at)?,
+          _ => at += 1,
+        }
+      }
+    }
+    self.at = at;
+    self.nodes += commas + filled;
+    self.open.pop();
+    if entry != UNRECORDED {
+      let next = self.entries.len() as u32;
+      let entry = &mut self.entries[entry as usize];
+      entry.end = at as u32;
+      entry.next = next;
+      entry.count = if filled > 0 { top_commas + 1 } else { 0 };
+    }
+    Some(())
+  }
+}
+
+/// Whether the container whose inside starts at `*at` is empty; if so, moves `*at` past its closing bracket.
+fn close_if_empty(bytes: &[u8], at: &mut usize) -> bool {
+  let mut i = *at;
+  while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+    i += 1;
+  }
+  if matches!(bytes.get(i), Some(b']' | b'}')) {
+    *at = i + 1;
+    return true;
+  }
+  false
+}
+
+/// Past the closing quote of the string whose content starts at `at`.
+fn past_string(bytes: &[u8], mut at: usize) -> Option<usize> {
+  loop {
+    while let Some(word) = bytes.get(at..at + 8) {
+      if may_stop_string(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
+        break;
+      }
+      at += 8;
+    }
+    while bytes.get(at).is_some_and(|&b| b != b'"' && b != b'\\') {
+      at += 1;
+    }
+    match *bytes.get(at)? {
+      b'"' => return Some(at + 1),
+      // The escape is valid (the text is certified): its second byte is never the closing quote.
+      _ => at += 2,
+    }
+  }
+}
+
+/// Past the number starting at `at`; `None` when serde_json would refuse it (it overflows a double), which only a
+/// long one or one with an exponent can.
+fn past_number(bytes: &[u8], start: usize) -> Option<usize> {
+  let mut at = start;
+  let mut exponent = false;
+  while let Some(&byte) = bytes.get(at) {
+    match byte {
+      b'0'..=b'9' | b'.' | b'-' | b'+' => {}
+      b'e' | b'E' => exponent = true,
+      _ => break,
+    }
+    at += 1;
+  }
+  if at - start >= 300 || exponent {
+    let number = std::str::from_utf8(&bytes[start..at]).ok()?;
+    serde_json::from_str::<serde_json::Number>(number).ok()?;
+  }
+  Some(at)
+}
