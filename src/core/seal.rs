@@ -45,6 +45,8 @@ pub const MAGIC: [u8; 4] = *b"RHSR";
 pub const VERSION_1: u8 = 1;
 /// Plaintext bytes per chunk (the last chunk may be shorter, or empty for an empty answer).
 pub const CHUNK_SIZE: usize = 64 * 1024;
+/// Answers at least this large are decrypted on two threads (half the chunks each).
+const PARALLEL_OPEN_BYTES: usize = 1 << 20;
 /// AES-GCM tag bytes after each chunk's ciphertext.
 pub const TAG_LEN: usize = 16;
 /// Random bytes at the start of every chunk nonce, fresh for each record.
@@ -230,6 +232,7 @@ pub fn open_span(
 }
 
 /// Decrypts consecutive chunks starting at `first_chunk`; `bytes` holds exactly those chunks (ciphertext ‖ tag each).
+/// Chunks open independently: past [`PARALLEL_OPEN_BYTES`] the second half is decrypted on a second thread.
 fn open_chunks(
   keys: &RecordKeys,
   header: &RecordHeader,
@@ -237,9 +240,9 @@ fn open_chunks(
   bytes: &[u8],
 ) -> Result<Vec<u8>, OpenError> {
   let chunk_total = header.chunk_count();
-  let aad = aad(&header.bytes, keys);
-  let cipher = keys.cipher();
+  // Each chunk's ciphertext is copied out first, with its counter, whether it is the last, and its tag.
   let mut out = Vec::with_capacity(bytes.len());
+  let mut chunks: Vec<(u32, bool, Tag)> = Vec::new();
   let mut rest = bytes;
   let mut index = first_chunk;
   loop {
@@ -260,22 +263,55 @@ fn open_chunks(
     let (tag, after) = after.split_at(TAG_LEN);
     let tag = Tag::try_from(tag).map_err(|_| OpenError::Malformed)?;
     let counter = u32::try_from(index).map_err(|_| OpenError::Malformed)?;
-    let start = out.len();
     out.extend_from_slice(ciphertext);
-    cipher
-      .decrypt_inout_detached(
-        &nonce(&header.nonce_prefix, counter, last),
-        &aad,
-        (&mut out[start..]).into(),
-        &tag,
-      )
-      .map_err(|_| OpenError::Unauthentic)?;
+    chunks.push((counter, last, tag));
     rest = after;
     index += 1;
     if rest.is_empty() {
-      return Ok(out);
+      break;
     }
   }
+  let aad = aad(&header.bytes, keys);
+  let decrypt = |plain: &mut [u8], chunks: &[(u32, bool, Tag)]| -> Result<(), OpenError> {
+    let cipher = keys.cipher();
+    // By position, not `chunks_mut`: an empty answer is one empty chunk whose tag must still be checked.
+    for (i, (counter, last, tag)) in chunks.iter().enumerate() {
+      let end = ((i + 1) * CHUNK_SIZE).min(plain.len());
+      let piece = &mut plain[i * CHUNK_SIZE..end];
+      cipher
+        .decrypt_inout_detached(
+          &nonce(&header.nonce_prefix, *counter, *last),
+          &aad,
+          piece.into(),
+          tag,
+        )
+        .map_err(|_| OpenError::Unauthentic)?;
+    }
+    Ok(())
+  };
+  if out.len() < PARALLEL_OPEN_BYTES {
+    decrypt(&mut out, &chunks)?;
+    return Ok(out);
+  }
+  // Every chunk but the last is CHUNK_SIZE long, so the halves split at a chunk boundary.
+  let half = chunks.len() / 2;
+  let (first, second) = out.split_at_mut(half * CHUNK_SIZE);
+  let (first_chunks, second_chunks) = chunks.split_at(half);
+  let helped = std::thread::scope(|scope| {
+    let helper =
+      std::thread::Builder::new().spawn_scoped(scope, || decrypt(&mut *second, second_chunks));
+    let here = decrypt(first, first_chunks);
+    match helper {
+      Ok(helper) => Some(here.and(helper.join().unwrap_or(Err(OpenError::Unauthentic)))),
+      Err(_) => here.err().map(Err),
+    }
+  });
+  match helped {
+    Some(outcome) => outcome?,
+    // No thread to be had: the second half here too.
+    None => decrypt(second, second_chunks)?,
+  }
+  Ok(out)
 }
 
 #[cfg(test)]
