@@ -79,8 +79,9 @@ impl<'t> Tape<'t> {
     let mut builder = Builder {
       bytes: text.as_bytes(),
       at: 0,
-      // About one value per 8 bytes of JSON, fewer when the deepest ones are not recorded.
-      entries: Vec::with_capacity(text.len() / if reach < 4 { 24 } else { 8 }),
+      // About one value per 8 bytes of JSON, half as many when the deepest ones are not recorded (growing the list
+      // copies it, so too many beats too few).
+      entries: Vec::with_capacity(text.len() / if reach < 4 { 16 } else { 8 }),
       open: Vec::new(),
       key: None,
       reach,

@@ -807,8 +807,21 @@ fn profile_multi() {
     let reach = std::env::var("PROFILE_REACH")
       .ok()
       .and_then(|r| r.parse().ok());
+    let query = std::env::var("PROFILE_QUERY").ok();
+    let args = query.map(|path| QueryArgs::new("h", &path).expect("a valid path"));
+    let tape = Tape::build_clean(&text, reach).expect("a tape");
     for _ in 0..loops.parse::<usize>().unwrap_or(1) {
-      std::hint::black_box(Tape::build_clean(&text, reach).map(|t| t.nodes()));
+      match &args {
+        Some(args) => {
+          let ParsedPath::Query { query, .. } = args.path.parsed() else {
+            panic!("a JSONPath query")
+          };
+          std::hint::black_box(select_on_tape(&tape, query).map(|m| m.len()).ok());
+        }
+        None => {
+          std::hint::black_box(Tape::build_clean(&text, reach).map(|t| t.nodes()));
+        }
+      }
     }
     return;
   }
