@@ -93,7 +93,8 @@ describe('result_query through the path index', () => {
     const raw = (await redis.command('GET', `${namespace}:${keys.storageKey.toString('hex')}`)) as Buffer;
     expect(Buffer.isBuffer(raw)).toBe(true);
     const index = jsOpen(raw, keys);
-    expect(index.subarray(0, 5)).toEqual(Buffer.from([0x52, 0x48, 0x49, 0x58, 1])); // "RHIX", version 1
+    // "RHIX", version 2, flags: certified JSON (docs/record-format.md)
+    expect(index.subarray(0, 6)).toEqual(Buffer.from([0x52, 0x48, 0x49, 0x58, 2, 1]));
     expect(index.length).toBeLessThan(json.length / 100);
     expect(await redis.command('EXISTS', store.storageKey(plainHandle, ME.session, ME.subject))).toBe(1);
   });

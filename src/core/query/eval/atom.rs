@@ -17,7 +17,8 @@ pub(crate) enum Atom<'a> {
   Bool(bool),
   Number(Number),
   Str(Cow<'a, str>),
-  Tree(Cow<'a, Value>),
+  /// Boxed: a `Value` is several times the size of the other variants, and atoms move through every comparison.
+  Tree(Box<Cow<'a, Value>>),
 }
 
 impl Atom<'_> {
@@ -27,7 +28,7 @@ impl Atom<'_> {
       Value::Bool(b) => Atom::Bool(*b),
       Value::Number(n) => Atom::Number(n.clone()),
       Value::String(s) => Atom::Str(Cow::Borrowed(s)),
-      other => Atom::Tree(Cow::Borrowed(other)),
+      other => Atom::Tree(Box::new(Cow::Borrowed(other))),
     }
   }
 
@@ -137,7 +138,7 @@ pub(super) fn borrow_atom<'o>(atom: &'o Atom) -> Atom<'o> {
     Atom::Bool(b) => Atom::Bool(*b),
     Atom::Number(n) => Atom::Number(n.clone()),
     Atom::Str(s) => Atom::Str(Cow::Borrowed(s.as_ref())),
-    Atom::Tree(t) => Atom::Tree(Cow::Borrowed(t.as_ref())),
+    Atom::Tree(t) => Atom::Tree(Box::new(Cow::Borrowed(t.as_ref().as_ref()))),
   }
 }
 

@@ -128,9 +128,9 @@ impl<'t> Node<'t> for TapeNode<'t> {
       Kind::Number => Atom::Number(number(text)?),
       Kind::String if !entry.escaped => Atom::Str(Cow::Borrowed(&text[1..text.len() - 1])),
       Kind::String => Atom::Str(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?)),
-      Kind::Array | Kind::Object => {
-        Atom::Tree(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?))
-      }
+      Kind::Array | Kind::Object => Atom::Tree(Box::new(Cow::Owned(
+        serde_json::from_str(text).map_err(unreadable)?,
+      ))),
     })
   }
 }
