@@ -1,0 +1,200 @@
+//! Where the time of a multi-node query goes (ignored tests, run by hand on a release build): the engine's parts on
+//! the 10 MB orders answer, a loop for `perf` (`PROFILE_TAPE_LOOPS`, `PROFILE_REACH`, `PROFILE_QUERY`), and
+//! `query_stored` end to end on a memory store (`PROFILE_STORED=1 PROFILE_MB=1`).
+
+use super::*;
+
+/// Where the time of a multi-node query goes on a 10 MB answer. Run:
+/// `cargo test --release --target x86_64-unknown-linux-gnu --lib profile_multi -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn profile_multi() {
+  if let Ok(loops) = std::env::var("PROFILE_TAPE_LOOPS") {
+    let text = orders_text();
+    let reach = std::env::var("PROFILE_REACH")
+      .ok()
+      .and_then(|r| r.parse().ok());
+    let query = std::env::var("PROFILE_QUERY").ok();
+    let args = query.map(|path| QueryArgs::new("h", &path).expect("a valid path"));
+    let tape = Tape::build_clean(&text, reach).expect("a tape");
+    for _ in 0..loops.parse::<usize>().unwrap_or(1) {
+      match &args {
+        Some(args) => {
+          let ParsedPath::Query { query, .. } = args.path.parsed() else {
+            panic!("a JSONPath query")
+          };
+          std::hint::black_box(select_on_tape(&tape, query).map(|m| m.len()).ok());
+        }
+        None => {
+          std::hint::black_box(Tape::build_clean(&text, reach).map(|t| t.nodes()));
+        }
+      }
+    }
+    return;
+  }
+  if std::env::var("PROFILE_STORED").is_ok() {
+    return profile_stored(orders_text());
+  }
+  profile_multi_table(orders_text());
+}
+
+/// `query_stored` end to end on a memory store (read, index, decrypt, thread hops, tape, evaluation, answer), on
+/// the first `PROFILE_MB` MiB of the orders (a fresh handle per run, as a first query).
+fn profile_stored(mut text: String) {
+  use crate::core::query::index::{build_index, query_stored, IndexSettings};
+  use crate::core::store::config::MemoryConfig;
+  use crate::core::store::memory::MemoryBackend;
+  use crate::core::store::{HandleStore, Owner};
+  let mb: usize = std::env::var("PROFILE_MB")
+    .ok()
+    .and_then(|m| m.parse().ok())
+    .unwrap_or(10);
+  let cut = text[..(mb << 20).min(text.len())]
+    .rfind(",{\"id\"")
+    .unwrap_or(text.len() - 2);
+  text.truncate(cut);
+  text.push_str("]}");
+  let runtime = tokio::runtime::Builder::new_multi_thread()
+    .enable_all()
+    .build()
+    .unwrap();
+  runtime.block_on(async {
+    let backend = std::sync::Arc::new(MemoryBackend::new(MemoryConfig {
+      max_entries: 1000,
+      max_bytes: None,
+    }));
+    let store = HandleStore::with_backend(backend, "", "rh", 600, None).unwrap();
+    let owner = Owner::new(Some("s".into()), None);
+    let index = build_index(&text, IndexSettings::DEFAULT);
+    for path in [
+      "$.orders[?@.status=='open' && @.amount > 500]",
+      "$.orders[*].sku",
+      "$..tags[2]",
+    ] {
+      let mut samples = Vec::new();
+      for _ in 0..9 {
+        let handle = HandleStore::new_handle();
+        store.save(&handle, text.as_bytes(), &owner).await.unwrap();
+        if let Some(index) = index.clone() {
+          store.save_index(&handle, index, &owner).await.unwrap();
+        }
+        let mut args = QueryArgs::new(&handle, path).unwrap();
+        args.limit = Some(20);
+        let started = std::time::Instant::now();
+        let answer = query_stored(&store, args, &owner, 100_000).await.unwrap();
+        samples.push(started.elapsed().as_secs_f64() * 1e3);
+        std::hint::black_box(answer);
+      }
+      samples.sort_by(f64::total_cmp);
+      eprintln!(
+        "{} bytes, query_stored {path:<50} {:8.2} ms",
+        text.len(),
+        samples[4]
+      );
+    }
+  });
+}
+
+/// The 10 MB orders answer the profiles run on.
+fn orders_text() -> String {
+  let statuses = ["open", "shipped", "delivered", "returned"];
+  let mut text = String::from("{\"orders\":[");
+  let mut i = 0usize;
+  while text.len() < 10 << 20 {
+    if i > 0 {
+      text.push(',');
+    }
+    let odd = if i % 2 == 1 { ",\"odd\"" } else { "" };
+    text.push_str(&format!(
+      r#"{{"id":{i},"status":"{}","amount":{},"sku":"SKU-{i}","customer":{{"name":"Customer {i}","tags":["new","eu","c{}"]}},"tags":["a","b","t{}"{odd}]}}"#,
+      statuses[i % 4],
+      (i * 37) % 1000,
+      i % 7,
+      i % 5
+    ));
+    i += 1;
+  }
+  text.push_str("]}");
+  text
+}
+
+fn profile_multi_table(text: String) {
+  use std::time::Instant;
+  let i = text.matches("\"sku\"").count();
+  let keys =
+    crate::core::seal::RecordKeys::derive("h", &crate::core::seal::Owner::new(None, None), None)
+      .unwrap();
+  let sealed = crate::core::seal::seal(&keys, text.as_bytes()).unwrap();
+  let time = |label: &str, f: &mut dyn FnMut() -> usize| {
+    let mut samples: Vec<f64> = (0..7)
+      .map(|_| {
+        let t = Instant::now();
+        std::hint::black_box(f());
+        t.elapsed().as_secs_f64() * 1e3
+      })
+      .collect();
+    samples.sort_by(f64::total_cmp);
+    eprintln!("{label:<60} {:8.2} ms", samples[3]);
+  };
+  eprintln!("{} bytes, {i} orders", text.len());
+  time("decrypt (open)", &mut || {
+    crate::core::seal::open(&keys, &sealed).unwrap().len()
+  });
+  time("tape build", &mut || {
+    Tape::build(&text).map_or(0, |t| t.nodes() as usize)
+  });
+  time("serde IgnoredAny", &mut || {
+    serde_json::from_str::<serde::de::IgnoredAny>(&text).map_or(0, |_| 1)
+  });
+  use crate::core::query::index::{build_index, build_index_of_raw_value, IndexSettings};
+  time("path index: own scan + serde grammar check", &mut || {
+    build_index(&text, IndexSettings::DEFAULT).map_or(0, |i| i.len())
+  });
+  time("path index: own scan alone", &mut || {
+    build_index_of_raw_value(&text, IndexSettings::DEFAULT).map_or(0, |i| i.len())
+  });
+  time("tape build, reach 3", &mut || {
+    Tape::build_reaching(&text, Some(3)).map_or(0, |t| t.nodes() as usize)
+  });
+  time("fresh 24 MB, touched", &mut || {
+    let mut v = vec![0u8; 24 << 20];
+    for i in (0..v.len()).step_by(4096) {
+      v[i] = 1;
+    }
+    std::hint::black_box(&v);
+    v.len()
+  });
+  time("copy 10 MB into fresh", &mut || {
+    let v = text.as_bytes().to_vec();
+    std::hint::black_box(&v);
+    v.len()
+  });
+  time("tape build clean, reach 3", &mut || {
+    Tape::build_clean(&text, Some(3)).map_or(0, |t| t.nodes() as usize)
+  });
+  time("tape build clean, all", &mut || {
+    Tape::build_clean(&text, None).map_or(0, |t| t.nodes() as usize)
+  });
+  time("tape build, reach 2", &mut || {
+    Tape::build_reaching(&text, Some(2)).map_or(0, |t| t.nodes() as usize)
+  });
+  for path in [
+    "$.orders[?@.status=='open' && @.amount > 500]",
+    "$.orders[*].sku",
+    "$..tags[2]",
+  ] {
+    let args = QueryArgs::new("h", path).expect("a valid path");
+    let ParsedPath::Query { query, .. } = args.path.parsed() else {
+      panic!()
+    };
+    let tape = tape_for(&text, query).unwrap();
+    time(&format!("eval on tape {path}"), &mut || {
+      select_on_tape(&tape, query).unwrap().len()
+    });
+    let mut limited = args.clone();
+    limited.limit = Some(20);
+    time(&format!("run_query {path}"), &mut || {
+      run_query(text.as_bytes(), &limited, BIG).unwrap().len()
+    });
+  }
+}
