@@ -536,18 +536,19 @@ fn sealing_in_place_writes_the_same_record() {
 fn large_records_open_on_two_threads_and_every_chunk_is_checked() {
   let k = keys("h", &owner(Some("s"), None));
   // Past the parallel threshold, with a short last chunk; both halves round-trip.
-  let plain = sample(20 * CHUNK_SIZE + 123);
+  let plain = sample(70 * CHUNK_SIZE + 123);
+  assert!(plain.len() >= super::PARALLEL_OPEN_BYTES);
   let record = seal(&k, &plain).unwrap();
   assert_eq!(open(&k, &record).unwrap(), plain);
   let stride = CHUNK_SIZE + TAG_LEN;
   // A flipped byte in any chunk, in either half, refuses the whole record; so do swapped chunks across halves.
-  for chunk in [0, 9, 10, 11, 20] {
+  for chunk in [0, 34, 35, 36, 70] {
     let mut bad = record.clone();
     bad[HEADER_LEN + chunk * stride + 7] ^= 1;
     assert_eq!(open(&k, &bad), Err(OpenError::Unauthentic), "chunk {chunk}");
   }
   let mut swapped = record.clone();
-  let (low, high) = (HEADER_LEN + 2 * stride, HEADER_LEN + 15 * stride);
+  let (low, high) = (HEADER_LEN + 2 * stride, HEADER_LEN + 50 * stride);
   let saved = swapped[low..low + stride].to_vec();
   swapped.copy_within(high..high + stride, low);
   swapped[high..high + stride].copy_from_slice(&saved);
