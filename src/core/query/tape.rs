@@ -17,7 +17,7 @@
 
 use super::walk::Kind;
 use super::MAX_QUERY_DEPTH;
-use keys::has_repeated_key;
+use keys::{has_repeated_key, key_bit};
 
 mod keys;
 mod node;
@@ -141,6 +141,10 @@ struct Builder<'b> {
 struct Open {
   entry: u32,
   object: bool,
+  /// One bit per recorded member key ([`key_bit`]): only an object where two keys share a bit, or a key holds an
+  /// escape, is checked for a repeated key when it closes.
+  keys: u64,
+  maybe_repeated: bool,
 }
 
 const UNRECORDED: u32 = u32::MAX;
@@ -206,13 +210,19 @@ impl Builder<'_> {
   fn push(&mut self, kind: Kind, start: usize, escaped: bool) -> u32 {
     self.nodes += 1;
     let (key_start, key_len, key_escaped) = self.key.take().unwrap_or((0, 0, false));
-    if let Some(parent) = self.open.last() {
+    let recorded = self.open.len() <= self.reach;
+    if let Some(parent) = self.open.last_mut() {
       if parent.entry == UNRECORDED {
         return UNRECORDED;
       }
       self.entries[parent.entry as usize].count += 1;
+      if parent.object && recorded {
+        let bit = key_bit(&self.bytes[key_start as usize..(key_start + key_len) as usize]);
+        parent.maybe_repeated |= key_escaped || parent.keys & bit != 0;
+        parent.keys |= bit;
+      }
     }
-    if self.open.len() > self.reach {
+    if !recorded {
       return UNRECORDED;
     }
     let index = self.entries.len() as u32;
@@ -245,6 +255,8 @@ impl Builder<'_> {
         self.open.push(Open {
           entry,
           object: kind == Kind::Object,
+          keys: 0,
+          maybe_repeated: false,
         });
         if self.open.len() > MAX_QUERY_DEPTH {
           return None;
@@ -284,7 +296,8 @@ impl Builder<'_> {
 
   fn close(&mut self) -> Option<()> {
     self.at += 1;
-    let at = self.open.pop()?.entry;
+    let closed = self.open.pop()?;
+    let at = closed.entry;
     if at == UNRECORDED {
       return Some(());
     }
@@ -293,7 +306,7 @@ impl Builder<'_> {
     let entry = &mut self.entries[at];
     entry.end = self.at as u32;
     entry.next = next;
-    if entry.kind == Kind::Object && has_repeated_key(self.bytes, &self.entries, at) {
+    if closed.maybe_repeated && has_repeated_key(self.bytes, &self.entries, at) {
       return None;
     }
     Some(())

@@ -18,6 +18,14 @@ pub(super) fn decode_key(raw: &str, escaped: bool) -> Cow<'_, str> {
   decode_str(raw).unwrap_or(Cow::Borrowed(raw))
 }
 
+/// A 64-bit sketch of a raw key (length, first and last byte): two keys with different bits differ.
+pub(super) fn key_bit(key: &[u8]) -> u64 {
+  let hash = key.len()
+    ^ key.first().map_or(0, |&b| usize::from(b) * 7)
+    ^ key.last().map_or(0, |&b| usize::from(b) * 31);
+  1u64 << (hash % 64)
+}
+
 /// Whether the object at `at` (closed) holds a key twice.
 pub(super) fn has_repeated_key(bytes: &[u8], entries: &[Entry], at: usize) -> bool {
   let object = &entries[at];
@@ -49,11 +57,7 @@ pub(super) fn has_repeated_key(bytes: &[u8], entries: &[Entry], at: usize) -> bo
     // keys; only a clash in the sketch compares them pairwise.
     let mut sketch = 0u64;
     let clash = members().any(|entry| {
-      let key = raw(entry);
-      let hash = key.len()
-        ^ key.first().map_or(0, |&b| usize::from(b) * 7)
-        ^ key.last().map_or(0, |&b| usize::from(b) * 31);
-      let bit = 1u64 << (hash % 64);
+      let bit = key_bit(raw(entry));
       let seen = sketch & bit != 0;
       sketch |= bit;
       seen
