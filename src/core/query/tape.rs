@@ -29,9 +29,10 @@ pub(crate) use node::TapeNode;
 struct Entry {
   start: u32,
   end: u32,
-  /// The member's key, between its quotes, escapes still in it (`key_len` 0 and `key_start` 0 off objects).
+  /// Where the member's key starts, just past its opening quote (0 off objects). It ends at the closing quote
+  /// before the colon before `start` ([`Entry::key`]): not stored, so an entry takes 24 bytes, not 28 (a tape of
+  /// every level of a 10 MB answer is then about 30 MB, not 35).
   key_start: u32,
-  key_len: u32,
   /// The entry just past this value's subtree.
   next: u32,
   /// Items of an array, members of an object.
@@ -40,6 +41,23 @@ struct Entry {
   /// A string (or a key) holding escapes, which must be decoded before use.
   escaped: bool,
   key_escaped: bool,
+}
+
+impl Entry {
+  /// The member's key between its quotes, escapes still in it (the entry must be an object member).
+  fn key(self, bytes: &[u8]) -> &[u8] {
+    let blank = |at: usize| matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r'));
+    // From the value back over blanks, the colon and blanks to the key's closing quote.
+    let mut end = (self.start as usize).saturating_sub(1);
+    while blank(end) {
+      end -= 1;
+    }
+    end = end.saturating_sub(1);
+    while blank(end) {
+      end -= 1;
+    }
+    bytes.get(self.key_start as usize..end).unwrap_or_default()
+  }
 }
 
 /// The answer's text with one [`Entry`] per value.
@@ -230,7 +248,6 @@ impl Builder<'_> {
       start: start as u32,
       end: self.at as u32,
       key_start,
-      key_len,
       next: index + 1,
       count: 0,
       kind,

@@ -42,8 +42,7 @@ pub(super) fn has_repeated_key(bytes: &[u8], entries: &[Entry], at: usize) -> bo
       Some(entry)
     })
   };
-  let raw =
-    |entry: &Entry| &bytes[entry.key_start as usize..(entry.key_start + entry.key_len) as usize];
+  let raw = |entry: &Entry| entry.key(bytes);
   if members().any(|entry| entry.key_escaped) {
     // Escapes spell one key several ways: compare what they decode to.
     let mut seen = std::collections::HashSet::with_capacity(object.count as usize);

@@ -29,12 +29,11 @@ impl<'t> TapeNode<'t> {
 
   fn key_is(self, key: &str) -> bool {
     let entry = self.entry();
-    let start = entry.key_start as usize;
-    let raw = &self.tape.text[start..start + entry.key_len as usize];
+    let raw = entry.key(self.tape.text.as_bytes());
     if entry.key_escaped {
-      decode_key(raw, true) == key
+      decode_key(std::str::from_utf8(raw).unwrap_or_default(), true) == key
     } else {
-      raw == key
+      raw == key.as_bytes()
     }
   }
 
