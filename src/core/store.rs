@@ -28,6 +28,20 @@ pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(10);
 /// Answers larger than this are sealed and opened on tokio's blocking pool rather than inline.
 const INLINE_CRYPTO_BYTES: usize = 64 * 1024;
 
+/// [`Backend::get_head_and_range`] as two reads: the default, and what a pipelining backend falls back to when a
+/// range is empty (a command for it would be malformed).
+pub(crate) async fn head_and_range_apart<B: Backend + ?Sized>(
+  backend: &B,
+  key: String,
+  head: u64,
+  start: u64,
+  end: u64,
+) -> CoreResult<(Vec<u8>, Vec<u8>)> {
+  let head = backend.get_range(key.clone(), 0, head).await?;
+  let range = backend.get_range(key, start, end).await?;
+  Ok((head, range))
+}
+
 /// A boxed, sendable future (backends are used as `Arc<dyn Backend>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -48,11 +62,7 @@ pub trait Backend: Send + Sync {
     start: u64,
     end: u64,
   ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
-    Box::pin(async move {
-      let head = self.get_range(key.clone(), 0, head).await?;
-      let range = self.get_range(key, start, end).await?;
-      Ok((head, range))
-    })
+    Box::pin(head_and_range_apart(self, key, head, start, end))
   }
   /// Stores the value with its TTL in one step.
   fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>>;

@@ -15,7 +15,7 @@ use ::redis::{
   RedisConnectionInfo, RedisError, RedisResult,
 };
 
-use super::{closed_error, unavailable, Backend, BoxFuture};
+use super::{closed_error, head_and_range_apart, unavailable, Backend, BoxFuture};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::store::config::RedisConfig;
 
@@ -233,8 +233,7 @@ impl<C: ConnectionLike + Clone + Send + Sync + 'static> Backend for RedisBackend
   ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
     Box::pin(async move {
       let (Some(head), Some(range)) = (getrange(&key, 0, head), getrange(&key, start, end)) else {
-        let head = self.get_range(key.clone(), 0, head).await?;
-        return Ok((head, self.get_range(key, start, end).await?));
+        return head_and_range_apart(self, key, head, start, end).await;
       };
       let mut pipeline = ::redis::pipe();
       pipeline.add_command(head).add_command(range);

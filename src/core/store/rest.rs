@@ -13,7 +13,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 use zeroize::Zeroizing;
 
-use super::{closed_error, unavailable, Backend, BoxFuture};
+use super::{closed_error, head_and_range_apart, unavailable, Backend, BoxFuture};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::store::config::{RestConfig, RestFlavor};
 
@@ -237,8 +237,7 @@ impl Backend for RestBackend {
       let (Some(head_command), Some(range_command)) =
         (getrange(&key, 0, head), getrange(&key, start, end))
       else {
-        let head = self.get_range(key.clone(), 0, head).await?;
-        return Ok((head, self.get_range(key, start, end).await?));
+        return head_and_range_apart(self, key, head, start, end).await;
       };
       if self.client().is_none() {
         return Err(closed_error());
