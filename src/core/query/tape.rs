@@ -49,11 +49,11 @@ impl Entry {
     let blank = |at: usize| matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r'));
     // From the value back over blanks, the colon and blanks to the key's closing quote.
     let mut end = (self.start as usize).saturating_sub(1);
-    while blank(end) {
+    while end > 0 && blank(end) {
       end -= 1;
     }
     end = end.saturating_sub(1);
-    while blank(end) {
+    while end > 0 && blank(end) {
       end -= 1;
     }
     bytes.get(self.key_start as usize..end).unwrap_or_default()
