@@ -17,7 +17,7 @@ use serde_json_path_core::spec::integer::Integer;
 use serde_json_path_core::spec::query::{Query, QueryKind};
 use serde_json_path_core::spec::segment::{QuerySegment, QuerySegmentKind, Segment};
 use serde_json_path_core::spec::selector::filter::{
-  BasicExpr, Comparable, ComparisonExpr, ComparisonOperator, LogicalOrExpr, SingularQuery,
+  BasicExpr, Comparable, ComparisonExpr, ComparisonOperator, Literal, LogicalOrExpr, SingularQuery,
   SingularQueryKind, SingularQuerySegment,
 };
 use serde_json_path_core::spec::selector::slice::Slice;
@@ -219,26 +219,73 @@ impl<'a, N: Node<'a>> Evaluation<N> {
   }
 
   fn compare(&mut self, comparison: &ComparisonExpr, current: N) -> CoreResult<bool> {
+    // The common case, a singular query against a literal (or another singular query), goes straight to the two
+    // sides; the same steps in the same order as through operands, without moving operands around.
+    let direct = |c: &Comparable| !matches!(c, Comparable::FunctionExpr(_));
+    if direct(&comparison.left) && direct(&comparison.right) {
+      let left = self.direct_side(&comparison.left, current)?;
+      let right = self.direct_side(&comparison.right, current)?;
+      return Ok(decide(
+        comparison.op,
+        &direct_value(left)?,
+        &direct_value(right)?,
+      ));
+    }
     let left = self.comparable(&comparison.left, current)?;
     let right = self.comparable(&comparison.right, current)?;
     let (left, right) = (comparison_side(&left)?, comparison_side(&right)?);
-    let equal = || match (&left, &right) {
-      (Side::Value(a), Side::Value(b)) => a.equals(b),
-      (Side::Nothing, Side::Nothing) => true,
-      _ => false,
-    };
-    let same_type = || matches!((&left, &right), (Side::Value(a), Side::Value(b)) if a.type_rank() == b.type_rank());
-    let less = || matches!((&left, &right), (Side::Value(a), Side::Value(b)) if a.less_than(b));
-    Ok(match comparison.op {
-      ComparisonOperator::EqualTo => equal(),
-      ComparisonOperator::NotEqualTo => !equal(),
-      ComparisonOperator::LessThan => same_type() && less(),
-      ComparisonOperator::GreaterThan => same_type() && !less() && !equal(),
-      ComparisonOperator::LessThanEqualTo => same_type() && (less() || equal()),
-      ComparisonOperator::GreaterThanEqualTo => same_type() && !less(),
-    })
+    Ok(decide(comparison.op, &left, &right))
   }
 
+  /// A literal, or the node a singular query names (`None`: nothing); never called on a function.
+  fn direct_side<'q>(
+    &mut self,
+    comparable: &'q Comparable,
+    current: N,
+  ) -> CoreResult<Result<&'q Literal, Option<N>>> {
+    Ok(match comparable {
+      Comparable::Literal(literal) => Ok(literal),
+      Comparable::SingularQuery(query) => Err(match self.singular(query, current)? {
+        Operand::Node(node) => Some(node),
+        _ => None,
+      }),
+      Comparable::FunctionExpr(_) => Err(None),
+    })
+  }
+}
+
+/// A side [`Evaluation::direct_side`] found, as compared.
+fn direct_value<'x, 'a: 'x, N: Node<'a>>(
+  side: Result<&'x Literal, Option<N>>,
+) -> CoreResult<Side<'x>> {
+  Ok(match side {
+    Ok(literal) => Side::Value(Atom::of_literal(literal)),
+    Err(Some(node)) => Side::Value(node.atom()?),
+    Err(None) => Side::Nothing,
+  })
+}
+
+/// RFC 9535's comparison of two sides, as `serde_json_path` applies it.
+fn decide(op: ComparisonOperator, left: &Side, right: &Side) -> bool {
+  let equal = || match (left, right) {
+    (Side::Value(a), Side::Value(b)) => a.equals(b),
+    (Side::Nothing, Side::Nothing) => true,
+    _ => false,
+  };
+  let same_type =
+    || matches!((left, right), (Side::Value(a), Side::Value(b)) if a.type_rank() == b.type_rank());
+  let less = || matches!((left, right), (Side::Value(a), Side::Value(b)) if a.less_than(b));
+  match op {
+    ComparisonOperator::EqualTo => equal(),
+    ComparisonOperator::NotEqualTo => !equal(),
+    ComparisonOperator::LessThan => same_type() && less(),
+    ComparisonOperator::GreaterThan => same_type() && !less() && !equal(),
+    ComparisonOperator::LessThanEqualTo => same_type() && (less() || equal()),
+    ComparisonOperator::GreaterThanEqualTo => same_type() && !less(),
+  }
+}
+
+impl<'a, N: Node<'a>> Evaluation<N> {
   fn comparable<'q>(
     &mut self,
     comparable: &'q Comparable,
