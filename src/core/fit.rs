@@ -3,8 +3,8 @@
 //! Both hosts hand the engine the tool's `CallToolResult` as JSON text (what `JSON.stringify` prints). [`inspect`]
 //! reads only its envelope — `content` blocks, `structuredContent` as a raw slice, `isError`, `_meta` keys — and says
 //! either why the answer passes untouched or which part of it is the answer to fold. It never builds a tree of the
-//! answer: `structuredContent` stays a borrowed [`RawValue`], which is exactly the text `JSON.stringify` printed for
-//! that sub-value.
+//! answer: `structuredContent` stays a borrowed [`RawValue`](serde_json::value::RawValue), which is exactly the
+//! text `JSON.stringify` printed for that sub-value.
 //!
 //! Rules (every one must hold for a fold candidate):
 //! - not `isError: true`;

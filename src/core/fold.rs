@@ -2,7 +2,7 @@
 //!
 //! The size is exactly `Buffer.byteLength(JSON.stringify(answer))`. An answer larger than the threshold
 //! becomes `{"preview":…,"shape":…,"handle":"…"}`, never larger than the threshold itself. The answer is
-//! read once, as a stream of tokens (see [`crate::core::json::scan`]); no tree of the whole answer is built and
+//! read once, as a stream of tokens (see `core::json::scan`); no tree of the whole answer is built and
 //! nothing recurses on its depth. See `docs/fold.md` for the rules a reader (or a model) can rely on.
 
 mod canonical;

@@ -7,10 +7,10 @@
 //! Cost: a path naming one node (root, dot path, bracket path, JSON pointer, singular JSONPath) is followed in one
 //! pass over the text: nothing the path passes by is built, a named array is kept as item slices (`RawValue`), and
 //! only the items in the window are parsed. A JSONPath query that can select several nodes is evaluated by
-//! [`eval`] over the [`tape`] of the text (one pass writing where each value starts and ends; no tree): `total`
+//! `eval` over the `tape` of the text (one pass writing where each value starts and ends; no tree): `total`
 //! counts the matches, and only those in the window are parsed. Its work is bounded by a budget that stops it
 //! part way (see `eval`). Text the tape does not read as serde_json does (see `tape`) is parsed whole and
-//! evaluated the same way. Through a store, the match spans of recent queries are kept ([`pages`]) so that the
+//! evaluated the same way. Through a store, the match spans of recent queries are kept (`pages`) so that the
 //! next pages read one byte range each.
 
 mod answer;
