@@ -1,0 +1,118 @@
+// ─── Handing one answer to the engine: what a fold costs the JS thread ─────────
+//
+// The JS thread's share of a fold is one JSON.stringify of structuredContent, one `===` with the text that repeats
+// it (which makes V8 flatten the stringify's rope) and one copy of the answer into Rust. This file orders those
+// steps so that they overlap the engine's work instead of preceding it, and so that each long step has its own
+// event-loop tick:
+// - a text that looks like JSON.stringify output is handed over in place of the answer before the comparison
+//   (before the stringify when it is short, so that the engine folds while this thread stringifies), and the plan
+//   is kept only when the comparison finds the text `===` to the answer: the same bytes crossed;
+// - a long answer's native buffer is reserved as soon as its length is known, so that another thread touches its
+//   pages while this one works, and the copy writes into warm memory (src/binding/warm.rs).
+import type { AnswerPartsLike, EngineLike, FitPlanLike } from './pipeline';
+
+/** An answer whose `content` is at most one text block: the shapes handed over split. */
+export interface SplitAnswer {
+  /** `structuredContent` (`undefined` when absent or null). */
+  structured: unknown;
+  /** The one text block's text. */
+  text: string | undefined;
+}
+
+/** What `prepare` says of an answer whose size the host measured under the threshold (no native call). */
+export const UNDER_THRESHOLD: FitPlanLike = { kind: 'pass', reason: 'under-threshold' };
+
+/** Answers this long are worth giving the event loop a turn between two long steps, and a warm buffer. */
+const YIELD_CHARS = 256 * 1024;
+
+/**
+ * Texts up to this long are handed over before the stringify, to fold while it runs: on one native thread, and
+ * into a cold buffer (a warm one needs a step on this thread to overlap, and up to here its page faults cost less
+ * than the fold they let start early). Longer ones cross right after the stringify, into the buffer reserved
+ * before it.
+ */
+const EARLY_CHARS = 2 * 1024 * 1024;
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Where the answer goes once it is a string, and how its size is judged. */
+export interface HandOverContext {
+  engine: EngineLike & Required<Pick<EngineLike, 'prepareAnswer'>>;
+  /** The parts every hand-over sends (envelope, tool `_meta`, owner). */
+  parts: Omit<AnswerPartsLike, 'kind' | 'text'>;
+  /** Whether a `JSON.stringify` output is certainly no longer than the threshold. */
+  certainlyUnder: (json: string) => boolean;
+  /** The whole result's way, for a structuredContent `JSON.stringify` does not turn into a string. */
+  whole: () => Promise<FitPlanLike>;
+}
+
+/**
+ * Whether `text` may be `JSON.stringify` output of an object or array, judged from its first two characters (that
+ * output has no whitespace between tokens; a pretty-printed text starts `{\n`). Only a bet: the `===` decides.
+ */
+function looksStringified(text: string): boolean {
+  const first = text.charCodeAt(0);
+  const second = text.charCodeAt(1);
+  return (first === 0x7b /* { */ || first === 0x5b /* [ */) && second > 0x20;
+}
+
+/** A hand-over whose plan may not be kept: its failure is the comparison's to report, never unhandled. */
+function tentative(plan: Promise<FitPlanLike>): Promise<FitPlanLike> {
+  plan.catch(() => undefined);
+  return plan;
+}
+
+/**
+ * Hands the answer of a split result to the engine and resolves with its plan; `undefined` when it is not JSON
+ * (cycles, BigInt), so that it passes whole.
+ */
+export async function handOver(split: SplitAnswer, context: HandOverContext): Promise<FitPlanLike | undefined> {
+  const { engine, parts } = context;
+  const { structured, text } = split;
+  if (structured === undefined) {
+    if (text === undefined) return undefined;
+    const buffer = reserve(engine, text);
+    if (text.length > YIELD_CHARS) await yieldToLoop();
+    return engine.prepareAnswer(text, { ...parts, kind: 'text' }, buffer);
+  }
+
+  const bet = text !== undefined && text.length > YIELD_CHARS && looksStringified(text);
+  let early: Promise<FitPlanLike> | undefined;
+  let buffer: unknown;
+  if (bet && text.length <= EARLY_CHARS) {
+    early = tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured', oneThread: true }));
+  } else if (bet) {
+    buffer = reserve(engine, text);
+  }
+  let answer: string | undefined;
+  try {
+    answer = JSON.stringify(structured) as string | undefined;
+  } catch {
+    return undefined;
+  }
+  if (typeof answer !== 'string') return context.whole();
+  // Its size is the UTF-8 length of this JSON (well-formed: JSON.stringify escapes lone surrogates).
+  if (context.certainlyUnder(answer)) return UNDER_THRESHOLD;
+  if (!bet) buffer = reserve(engine, answer);
+  // The stringify, the comparison (which flattens V8's string) and each copy get their own tick.
+  if (answer.length > YIELD_CHARS) await yieldToLoop();
+  if (bet && early === undefined) {
+    early = tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured' }, buffer));
+    await yieldToLoop();
+  }
+  const repeats = text === undefined || text === answer;
+  if (repeats && early) return early;
+  if (answer.length > YIELD_CHARS) await yieldToLoop();
+  // Not `===`: the text says something else, or repeats the answer written otherwise; compared natively, off this
+  // thread (a text holding a lone surrogate crosses as UTF-16).
+  return engine.prepareAnswer(
+    answer,
+    { ...parts, kind: 'structured', text: repeats ? undefined : text },
+    bet ? undefined : buffer,
+  );
+}
+
+/** A warm buffer for a long answer's copy (see `EngineLike.reserveAnswer`); a short one is copied at once. */
+function reserve(engine: EngineLike, answer: string): unknown {
+  return answer.length > YIELD_CHARS ? engine.reserveAnswer?.(answer.length) : undefined;
+}
