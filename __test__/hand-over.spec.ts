@@ -43,24 +43,27 @@ async function itemsAt(handle: string, offset: number): Promise<unknown> {
 
 describe('a text repeating structuredContent crosses in place of the answer', () => {
   // Below and above the length up to which the text crosses before the stringify.
-  it.each([300_000, 2_500_000])('of %i characters: folds and keeps what structuredContent alone does', async (chars) => {
-    const answer = answerOf(chars);
-    const text = JSON.stringify(answer);
-    const prepare = vi.spyOn(engine, 'prepareAnswer');
-    try {
-      const folded = (await fit({ content: [{ type: 'text', text }], structuredContent: answer })) as Folded;
-      expect(prepare).toHaveBeenCalledTimes(1);
-      expect(prepare.mock.calls[0][0]).toBe(text); // the tool's own text crossed, nothing else
-      const plain = (await fit({ content: [], structuredContent: answer })) as Folded;
-      expect(folded.structuredContent.preview).toEqual(plain.structuredContent.preview);
-      expect(folded.structuredContent.shape).toEqual(plain.structuredContent.shape);
-      const last = answer.items.length - 2;
-      expect(await itemsAt(folded.structuredContent.handle, last)).toEqual(answer.items.slice(last));
-      expect(await itemsAt(folded.structuredContent.handle, 5)).toEqual(answer.items.slice(5, 7));
-    } finally {
-      prepare.mockRestore();
-    }
-  });
+  it.each([300_000, 2_500_000])(
+    'of %i characters: folds and keeps what structuredContent alone does',
+    async (chars) => {
+      const answer = answerOf(chars);
+      const text = JSON.stringify(answer);
+      const prepare = vi.spyOn(engine, 'prepareAnswer');
+      try {
+        const folded = (await fit({ content: [{ type: 'text', text }], structuredContent: answer })) as Folded;
+        expect(prepare).toHaveBeenCalledTimes(1);
+        expect(prepare.mock.calls[0][0]).toBe(text); // the tool's own text crossed, nothing else
+        const plain = (await fit({ content: [], structuredContent: answer })) as Folded;
+        expect(folded.structuredContent.preview).toEqual(plain.structuredContent.preview);
+        expect(folded.structuredContent.shape).toEqual(plain.structuredContent.shape);
+        const last = answer.items.length - 2;
+        expect(await itemsAt(folded.structuredContent.handle, last)).toEqual(answer.items.slice(last));
+        expect(await itemsAt(folded.structuredContent.handle, 5)).toEqual(answer.items.slice(5, 7));
+      } finally {
+        prepare.mockRestore();
+      }
+    },
+  );
 
   it('a text that looks stringified but says something else passes whole, as before', async () => {
     const answer = answerOf(300_000);

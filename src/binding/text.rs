@@ -33,7 +33,11 @@ macro_rules! string_parameter {
 string_parameter!(JsText, LazyJsText);
 
 /// Copies a JS string into `buffer` (empty; grown when it has less room than the string may need) as UTF-8.
-unsafe fn read_utf8(env: sys::napi_env, value: sys::napi_value, mut bytes: Vec<u8>) -> Result<String> {
+unsafe fn read_utf8(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  mut bytes: Vec<u8>,
+) -> Result<String> {
   let units = unsafe { utf16_len(env, value) }?;
   // Room for the terminating NUL V8 writes.
   let capacity = units.saturating_mul(3).saturating_add(1);
@@ -90,7 +94,11 @@ impl FromNapiValue for JsText {
 }
 
 /// [`JsText`] of a JS string, copied into `buffer` when it is well-formed.
-unsafe fn read_js_text(env: sys::napi_env, value: sys::napi_value, buffer: Vec<u8>) -> Result<JsText> {
+unsafe fn read_js_text(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  buffer: Vec<u8>,
+) -> Result<JsText> {
   let text = unsafe { read_utf8(env, value, buffer) }?;
   // V8 writes each lone surrogate as U+FFFD: only a text holding one (rare) is read again, to tell them apart.
   if memchr::memmem::find(text.as_bytes(), "\u{FFFD}".as_bytes()).is_none() {

@@ -4,13 +4,14 @@
 //! is not the copy but the page faults of writing into fresh memory: on the project's machine, UTF-8 into fresh
 //! pages took 5.4 ms per 10 MB, into pages already touched 0.8 ms (`Buffer.from` vs `buf.write`, Node 20). The
 //! buffer becomes the sealed record, so it cannot be reused: its pages are new every time. So the host reserves it
-//! as soon as it knows the answer's length (right after `JSON.stringify`), a blocking-pool thread touches its pages
-//! while the JS thread is busy elsewhere (comparing the text, flattening V8's string), and the copy then writes into
-//! warm pages. The copy never waits for the toucher: taking the buffer stops it after its current step, and pages
-//! it did not reach fault as they would have anyway.
+//! as soon as it knows the answer's length (from the tool's text before `JSON.stringify`, else right after it), a
+//! thread of its own, at low priority, touches its pages while the JS thread is busy (stringifying, comparing the
+//! text), and the copy then writes into warm pages. The copy never waits for the toucher: taking the buffer stops
+//! it after its current step, and pages it did not reach fault as they would have anyway.
+//!
+//! The binding's `unsafe` here is one call: lowering the toucher thread's priority.
 
 use std::mem::MaybeUninit;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -41,10 +42,14 @@ impl AnswerBuffer {
       taken: AtomicBool::new(false),
     });
     let toucher = Arc::clone(&shared);
-    // napi's runtime panics when it is gone (the environment is closing): the copy then faults its own pages.
-    let _ = std::panic::catch_unwind(AssertUnwindSafe(move || {
-      napi::bindgen_prelude::spawn_blocking(move || touch_pages(&toucher, touch))
-    }));
+    // Its own thread, not the blocking pool's: it lowers its priority, which would stay with a pool thread.
+    let spawned = std::thread::Builder::new()
+      .name("result-handles-touch".into())
+      .spawn(move || {
+        yield_to_other_threads();
+        touch_pages(&toucher, touch);
+      });
+    drop(spawned); // no thread: the copy faults its own pages
     AnswerBuffer { shared }
   }
 
@@ -54,6 +59,25 @@ impl AnswerBuffer {
     self.shared.taken.store(true, Ordering::Release);
     self.shared.buffer.lock().ok()?.take()
   }
+}
+
+/// Lowers this thread's priority (Linux: nice is per thread), so that on a busy machine it takes no core from the
+/// JS thread it works ahead of; when it does not get one in time, the copy takes the buffer as far as it got.
+fn yield_to_other_threads() {
+  #[cfg(target_os = "linux")]
+  // SAFETY: setpriority only reads its arguments; PRIO_PROCESS (0) with who 0 is the calling thread on Linux.
+  unsafe {
+    setpriority(0, 0, 10);
+  }
+}
+
+#[cfg(target_os = "linux")]
+extern "C" {
+  fn setpriority(
+    which: std::ffi::c_int,
+    who: std::ffi::c_uint,
+    prio: std::ffi::c_int,
+  ) -> std::ffi::c_int;
 }
 
 /// Writes zeros over the first `touch` bytes of the buffer's spare capacity, a step at a time, until done or the
