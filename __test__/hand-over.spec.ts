@@ -65,6 +65,21 @@ describe('a text repeating structuredContent crosses in place of the answer', ()
     },
   );
 
+  it('is not bet on when the answer is certainly under the threshold', async () => {
+    const roomy = new HostPipeline(async () => engine, { thresholdBytes: 1_000_000 }, { warn: () => {} });
+    // An exponent (`1e+21`) keeps the host's check on the text alone from deciding: the stringify decides.
+    const answer = { ...answerOf(300_000), big: 1e21 };
+    const result = { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+    const prepare = vi.spyOn(engine, 'prepareAnswer');
+    try {
+      expect(await roomy.fit(result, call)).toBe(result);
+      expect(roomy.stats().passed['under-threshold']).toBe(1);
+      expect(prepare).not.toHaveBeenCalled();
+    } finally {
+      prepare.mockRestore();
+    }
+  });
+
   it('a text that looks stringified but says something else passes whole, as before', async () => {
     const answer = answerOf(300_000);
     const other = { ...answer, items: answer.items.slice(1) };

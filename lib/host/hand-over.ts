@@ -80,7 +80,9 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
     return text === undefined ? undefined : engine.prepareAnswer(text, { ...parts, kind: 'text' });
   }
 
-  const bet = text !== undefined && text.length > YIELD_CHARS && looksStringified(text);
+  // A text certainly under the threshold would fold nothing: not worth a bet.
+  const bet =
+    text !== undefined && text.length > YIELD_CHARS && looksStringified(text) && !context.certainlyUnder(text);
   let early: Promise<FitPlanLike> | undefined;
   let buffer: unknown;
   if (bet && text.length <= EARLY_CHARS) {
