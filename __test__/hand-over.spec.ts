@@ -117,6 +117,8 @@ describe('the native hand-over', () => {
     expect(await keptItems(await engine.prepareAnswer(answer, parts, buffer))).toEqual(expected); // taken: a fresh one
     const small = engine.reserveAnswer!(10);
     expect(await keptItems(await engine.prepareAnswer(answer, parts, small))).toEqual(expected);
+    const absurd = engine.reserveAnswer!(2 ** 32 - 1); // not a length: capped at V8's longest string
+    expect(await keptItems(await engine.prepareAnswer(answer, parts, absurd))).toEqual(expected);
     expect(expected).toEqual((JSON.parse(answer) as { items: unknown[] }).items.slice(14_000, 14_002));
   });
 

@@ -35,6 +35,9 @@ use plan::*;
 /// it saves).
 const PARALLEL_INDEX_BYTES: usize = 256 * 1024;
 
+/// V8's longest string, in UTF-16 units (`String::kMaxLength` on 64-bit).
+const MAX_STRING_UNITS: usize = (1 << 29) - 24;
+
 pub(super) struct EngineCore {
   settings: FoldSettings,
   pub(super) store: Arc<HandleStore>,
@@ -254,7 +257,8 @@ impl ResultHandlesEngine {
   /// do the JS thread's other steps, then pass it to `prepareAnswer`.
   #[napi]
   pub fn reserve_answer(&self, units: u32) -> AnswerBuffer {
-    let units = units as usize;
+    // No JS string is longer than V8's limit (2^29 - 24 units): a larger number is not a length.
+    let units = (units as usize).min(MAX_STRING_UNITS);
     // Room for the worst case (3 UTF-8 bytes per unit, and V8's NUL); only pages written are ever resident, and
     // the pages an ASCII answer fills are the ones touched.
     AnswerBuffer::reserve(units.saturating_mul(3).saturating_add(1), units)

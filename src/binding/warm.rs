@@ -6,19 +6,26 @@
 //! buffer becomes the sealed record, so it cannot be reused: its pages are new every time. So the host reserves it
 //! as soon as it knows the answer's length (from the tool's text before `JSON.stringify`, else right after it), a
 //! thread of its own, at low priority, touches its pages while the JS thread is busy (stringifying, comparing the
-//! text), and the copy then writes into warm pages. The copy never waits for the toucher: taking the buffer stops
-//! it after its current step, and pages it did not reach fault as they would have anyway.
+//! text), and the copy then writes into warm pages. The copy hardly waits for the toucher: taking the buffer stops
+//! it after its current step (at most 1 ms, else the copy takes a fresh buffer), and pages it did not reach fault
+//! as they would have anyway.
 //!
 //! The binding's `unsafe` here is one call: lowering the toucher thread's priority.
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, TryLockError};
+use std::time::{Duration, Instant};
 
 use napi_derive::napi;
 
-/// Pages are touched this many bytes at a time, checking between steps whether the copy wants the buffer.
-const TOUCH_STEP: usize = 256 * 1024;
+/// Pages are touched this many bytes at a time (16 pages, tens of µs), the buffer locked for one step, checking
+/// between steps whether the copy wants it.
+const TOUCH_STEP: usize = 64 * 1024;
+
+/// The longest the copy waits for the toucher to finish its step. Beyond it (the toucher lost its core mid-step,
+/// at low priority on a busy machine) the copy goes on into a fresh buffer rather than stall the JS thread.
+const TAKE_WAIT: Duration = Duration::from_millis(1);
 
 /// What the toucher and the copy share: the buffer (locked by the toucher while it touches one step) and the
 /// copy's request to stop.
@@ -37,8 +44,15 @@ impl AnswerBuffer {
   /// Allocates room for `capacity` bytes (address space only) and starts touching the first `touch` bytes on the
   /// blocking pool. Where no pool thread can be had, the buffer is handed over cold.
   pub(super) fn reserve(capacity: usize, touch: usize) -> Self {
+    let mut buffer = Vec::new();
+    // An impossible size (the host passes a string's length, but any number crosses) reserves nothing.
+    let touch = if buffer.try_reserve_exact(capacity).is_ok() {
+      touch
+    } else {
+      0
+    };
     let shared = Arc::new(Shared {
-      buffer: Mutex::new(Some(Vec::with_capacity(capacity))),
+      buffer: Mutex::new(Some(buffer)),
       taken: AtomicBool::new(false),
     });
     let toucher = Arc::clone(&shared);
@@ -53,11 +67,18 @@ impl AnswerBuffer {
     AnswerBuffer { shared }
   }
 
-  /// The buffer, empty, with its pages touched as far as the toucher got; `None` once taken. Stops the toucher
-  /// (waiting at most for its current step).
+  /// The buffer, empty, with its pages touched as far as the toucher got; `None` once taken, or when the toucher
+  /// holds it longer than [`TAKE_WAIT`]. Stops the toucher.
   pub(super) fn take(&self) -> Option<Vec<u8>> {
     self.shared.taken.store(true, Ordering::Release);
-    self.shared.buffer.lock().ok()?.take()
+    let deadline = Instant::now() + TAKE_WAIT;
+    loop {
+      match self.shared.buffer.try_lock() {
+        Ok(mut slot) => return slot.take(),
+        Err(TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::yield_now(),
+        Err(_) => return None,
+      }
+    }
   }
 }
 
