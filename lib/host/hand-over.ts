@@ -4,11 +4,14 @@
 // it (which makes V8 flatten the stringify's rope) and one copy of the answer into Rust. This file orders those
 // steps so that they overlap the engine's work instead of preceding it, and so that each long step has its own
 // event-loop tick:
-// - a text that looks like JSON.stringify output is handed over in place of the answer before the comparison
-//   (before the stringify when it is short, so that the engine folds while this thread stringifies), and the plan
-//   is kept only when the comparison finds the text `===` to the answer: the same bytes crossed;
-// - a long answer's native buffer is reserved as soon as its length is known, so that another thread touches its
-//   pages while this one works, and the copy writes into warm memory (src/binding/warm.rs).
+// - a text of up to 2 M characters that looks like JSON.stringify output is handed over in place of the answer
+//   before the stringify, so that the engine folds while this thread stringifies, and the plan is kept only when
+//   the comparison finds the text `===` to the answer: the same bytes crossed;
+// - a longer answer's native buffer is reserved right after the stringify, so that another thread touches its pages
+//   while this one compares, and the copy writes into warm memory (src/binding/warm.rs). Not before the stringify:
+//   on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the answer to the
+//   50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB; nor is the text handed over before the
+//   comparison there, which on Node 24 (no rope to flatten) leaves nothing to overlap.
 import type { AnswerPartsLike, EngineLike, FitPlanLike } from './pipeline';
 
 /** An answer whose `content` is at most one text block: the shapes handed over split. */
@@ -28,8 +31,8 @@ const YIELD_CHARS = 256 * 1024;
 /**
  * Texts up to this long are handed over before the stringify, to fold while it runs: on one native thread, and
  * into a cold buffer (a warm one needs a step on this thread to overlap, and up to here its page faults cost less
- * than the fold they let start early). Longer ones cross right after the stringify, into the buffer reserved
- * before it.
+ * than the fold they let start early). Beyond it the copy before the stringify is cold and long (tried at 10 MB:
+ * no faster), so longer answers cross after the comparison, into a warm buffer.
  */
 const EARLY_CHARS = 2 * 1024 * 1024;
 
@@ -57,9 +60,8 @@ export interface HandOverContext {
  * output has no whitespace between tokens; a pretty-printed text starts `{\n`). Only a bet: the `===` decides.
  */
 function looksStringified(text: string): boolean {
-  const first = text.charCodeAt(0);
-  const second = text.charCodeAt(1);
-  return (first === 0x7b /* { */ || first === 0x5b) /* [ */ && second > 0x20;
+  const first = text[0];
+  return (first === '{' || first === '[') && text.charCodeAt(1) > 0x20;
 }
 
 /** A hand-over whose plan may not be kept: its failure is the comparison's to report, never unhandled. */
@@ -82,14 +84,14 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
 
   // A text certainly under the threshold would fold nothing: not worth a bet.
   const bet =
-    text !== undefined && text.length > YIELD_CHARS && looksStringified(text) && !context.certainlyUnder(text);
-  let early: Promise<FitPlanLike> | undefined;
-  let buffer: unknown;
-  if (bet && text.length <= EARLY_CHARS) {
-    early = tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured', oneThread: true }));
-  } else if (bet) {
-    buffer = reserve(engine, text);
-  }
+    text !== undefined &&
+    text.length > YIELD_CHARS &&
+    text.length <= EARLY_CHARS &&
+    looksStringified(text) &&
+    !context.certainlyUnder(text);
+  const early = bet
+    ? tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured', oneThread: true }))
+    : undefined;
   let answer: string | undefined;
   try {
     answer = JSON.stringify(structured) as string | undefined;
@@ -99,23 +101,15 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
   if (typeof answer !== 'string') return context.whole();
   // Its size is the UTF-8 length of this JSON (well-formed: JSON.stringify escapes lone surrogates).
   if (context.certainlyUnder(answer)) return UNDER_THRESHOLD;
-  if (!bet) buffer = reserve(engine, answer);
-  // The stringify, the comparison (which flattens V8's string) and each copy get their own tick.
+  const buffer = early ? undefined : reserve(engine, answer);
+  // The stringify, the comparison (which flattens V8's rope on Node 20) and the copy get a turn each.
   if (answer.length > YIELD_CHARS) await yieldToLoop();
-  if (bet && early === undefined) {
-    early = tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured' }, buffer));
-    await yieldToLoop();
-  }
   const repeats = text === undefined || text === answer;
   if (repeats && early) return early;
   if (answer.length > YIELD_CHARS) await yieldToLoop();
   // Not `===`: the text says something else, or repeats the answer written otherwise; compared natively, off this
   // thread (a text holding a lone surrogate crosses as UTF-16).
-  return engine.prepareAnswer(
-    answer,
-    { ...parts, kind: 'structured', text: repeats ? undefined : text },
-    bet ? undefined : buffer,
-  );
+  return engine.prepareAnswer(answer, { ...parts, kind: 'structured', text: repeats ? undefined : text }, buffer);
 }
 
 /** A warm buffer for a long answer's copy (see `EngineLike.reserveAnswer`); a short one is copied at once. */
