@@ -4,11 +4,12 @@
 //! is not the copy but the page faults of writing into fresh memory: on the project's machine, UTF-8 into fresh
 //! pages took 5.4 ms per 10 MB, into pages already touched 0.8 ms (`Buffer.from` vs `buf.write`, Node 20). The
 //! buffer becomes the sealed record, so it cannot be reused: its pages are new every time. So the host reserves it
-//! as soon as it knows the answer's length (from the tool's text before `JSON.stringify`, else right after it), a
-//! thread of its own, at low priority, touches its pages while the JS thread is busy (stringifying, comparing the
-//! text), and the copy then writes into warm pages. The copy hardly waits for the toucher: taking the buffer stops
-//! it after its current step (at most 1 ms, else the copy takes a fresh buffer), and pages it did not reach fault
-//! as they would have anyway.
+//! right after `JSON.stringify` (then the answer's length is known), a thread of its own, at low priority, touches
+//! its pages while the JS thread compares the text with the answer (on Node 20 that flattens V8's rope: 5 ms per
+//! 10 MB), and the copy then writes into warm pages. Not earlier: touched during the stringify, the buffer added a
+//! copy of the answer to the peak on Node 24, whose stringify grows one flat buffer. The copy hardly waits for the
+//! toucher: taking the buffer stops it after its current step (at most 2 ms, else the copy takes a fresh buffer and
+//! the toucher frees this one), and pages it did not reach fault as they would have anyway.
 //!
 //! The binding's `unsafe` here is one call: lowering the toucher thread's priority.
 
@@ -25,13 +26,16 @@ const TOUCH_STEP: usize = 64 * 1024;
 
 /// The longest the copy waits for the toucher to finish its step. Beyond it (the toucher lost its core mid-step,
 /// at low priority on a busy machine) the copy goes on into a fresh buffer rather than stall the JS thread.
-const TAKE_WAIT: Duration = Duration::from_millis(1);
+const TAKE_WAIT: Duration = Duration::from_millis(2);
 
 /// What the toucher and the copy share: the buffer (locked by the toucher while it touches one step) and the
 /// copy's request to stop.
 struct Shared {
   buffer: Mutex<Option<Vec<u8>>>,
   taken: AtomicBool,
+  /// The copy gave up waiting and went on into a fresh buffer: the toucher frees this one at once, so that the
+  /// answer is not held twice until the JS object is collected.
+  abandoned: AtomicBool,
 }
 
 /// An answer's buffer, reserved by `ResultHandlesEngine.reserveAnswer` and handed to `prepareAnswer`.
@@ -54,6 +58,7 @@ impl AnswerBuffer {
     let shared = Arc::new(Shared {
       buffer: Mutex::new(Some(buffer)),
       taken: AtomicBool::new(false),
+      abandoned: AtomicBool::new(false),
     });
     let toucher = Arc::clone(&shared);
     // Its own thread, not the blocking pool's: it lowers its priority, which would stay with a pool thread.
@@ -76,7 +81,11 @@ impl AnswerBuffer {
       match self.shared.buffer.try_lock() {
         Ok(mut slot) => return slot.take(),
         Err(TryLockError::WouldBlock) if Instant::now() < deadline => std::thread::yield_now(),
-        Err(_) => return None,
+        Err(_) => {
+          // Said before the last try: a toucher still holding the buffer sees it when its step ends.
+          self.shared.abandoned.store(true, Ordering::Release);
+          return self.shared.buffer.try_lock().ok()?.take();
+        }
       }
     }
   }
@@ -115,9 +124,19 @@ fn touch_pages(shared: &Shared, touch: usize) {
     let spare = buffer.spare_capacity_mut();
     let end = touch.min(done + TOUCH_STEP).min(spare.len());
     if end <= done {
-      return;
+      break;
     }
     spare[done..end].fill(MaybeUninit::new(0));
     done = end;
+    if shared.abandoned.load(Ordering::Acquire) {
+      *slot = None;
+      return;
+    }
+  }
+  // The copy may have given up during the last step.
+  if shared.abandoned.load(Ordering::Acquire) {
+    if let Ok(mut slot) = shared.buffer.lock() {
+      *slot = None;
+    }
   }
 }
