@@ -125,6 +125,8 @@ describe.each(backends)('$name backend', (backend) => {
       [65_530, 65_560],
       [150_000, 150_001],
       [answer.length - 5, answer.length + 100],
+      [answer.length + 10, answer.length + 100],
+      [70_000, 70_000],
     ]) {
       const slice = await store.readRange(handle, start, end, 's');
       expect(slice?.equals(answer.subarray(start, end)), `${start}..${end}`).toBe(true);
@@ -199,17 +201,21 @@ describe('TTL', () => {
 });
 
 describe('REST protocol details', () => {
-  it('uses GETRANGE for range reads and SET … EX for writes', async () => {
+  it('uses GETRANGE for range reads (header and range in one pipelined request) and SET … EX for writes', async () => {
     const store = await native.NativeHandleStore.open(
       JSON.stringify({ type: 'upstash', upstash: { url: upstash.url, token: upstash.token } }),
       'rest-details',
       60,
     );
     upstash.commands.length = 0;
+    upstash.requests = 0;
     const handle = store.newHandle();
-    await store.save(handle, bigAnswer('x'), 's');
-    await store.readRange(handle, 70_000, 70_010, 's');
+    const answer = bigAnswer('x');
+    await store.save(handle, answer, 's');
+    const slice = await store.readRange(handle, 70_000, 70_010, 's');
+    expect(slice?.equals(answer.subarray(70_000, 70_010))).toBe(true);
     expect(upstash.commands).toEqual(['SET', 'GETRANGE', 'GETRANGE']);
+    expect(upstash.requests).toBe(2);
     await store.close();
   });
 

@@ -26,7 +26,10 @@ const { openEngine, prepareOptions } = require('../dist/host/open-engine.js');
 const OWNER = { session: 'bench-session', subject: 'bench-user' };
 const makeOrder = (i) => ({ id: i, status: i % 2 ? 'shipped' : 'open', customer: `Customer ${i}`, total: i * 1.5 });
 
-/** A loopback endpoint speaking the Upstash REST protocol (`POST /` + JSON command, `{ result }`), over Redis. */
+/**
+ * A loopback endpoint speaking the Upstash REST protocol (`POST /` + JSON command, `{ result }`; `POST /pipeline` +
+ * an array of commands, an array of `{ result }`), over Redis.
+ */
 async function upstashEndpoint(redisPort, token) {
   const socket = connect(redisPort, '127.0.0.1');
   await once(socket, 'connect');
@@ -38,9 +41,19 @@ async function upstashEndpoint(redisPort, token) {
       const reply = (status, body) =>
         response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (request.headers.authorization !== `Bearer ${token}`) return reply(401, { error: 'Unauthorized' });
-      const value = await redis.command(...JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      if (value instanceof Error) reply(400, { error: value.message });
-      else reply(200, { result: Buffer.isBuffer(value) ? value.toString('utf8') : value });
+      const run = async (command) => {
+        const value = await redis.command(...command);
+        if (value instanceof Error) return { error: value.message };
+        return { result: Buffer.isBuffer(value) ? value.toString('utf8') : value };
+      };
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (request.url === '/pipeline') {
+        const results = [];
+        for (const command of body) results.push(await run(command));
+        return reply(200, results);
+      }
+      const outcome = await run(body);
+      reply('error' in outcome ? 400 : 200, outcome);
     });
   });
   server.listen(0, '127.0.0.1');

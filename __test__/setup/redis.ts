@@ -184,8 +184,10 @@ function parseReply(buffer: Buffer, at: number): { reply: RespReply; next: numbe
 export interface RestEndpoint {
   url: string;
   token: string;
-  /** Commands received, in order (command names only). */
+  /** Commands received, in order (command names only, pipelined ones too). */
   commands: string[];
+  /** HTTP requests received (a pipeline of commands is one). */
+  requests: number;
   close(): Promise<void>;
 }
 
@@ -195,13 +197,28 @@ function toJson(reply: RespReply): unknown {
   return reply;
 }
 
+/** Whether `args` is one command as the REST protocol spells it: a non-empty array of strings and numbers. */
+const isCommand = (args: unknown): args is Array<string | number> =>
+  Array.isArray(args) && args.length > 0 && args.every((a) => ['string', 'number'].includes(typeof a));
+
 /**
  * POST `/` with a JSON array `["SET", key, value, "EX", ttl]` and `Authorization: Bearer <token>`; replies
- * `{ result }`, or `{ error }` with status 400 (command error) or 401 (bad token), as Upstash does.
+ * `{ result }`, or `{ error }` with status 400 (command error) or 401 (bad token), as Upstash does. POST `/pipeline`
+ * with an array of such commands replies with an array of `{ result }` / `{ error }`, one per command.
  */
 export async function startRestEndpoint(redisPort: number, token: string): Promise<RestEndpoint> {
   const client = await RespClient.connect(redisPort);
-  const commands: string[] = [];
+  const endpoint: RestEndpoint = {
+    url: '',
+    token,
+    commands: [],
+    requests: 0,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      client.close();
+    },
+  };
   const server: Server = createHttpServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -221,30 +238,36 @@ export async function startRestEndpoint(redisPort: number, token: string): Promi
         reply(400, { error: 'ERR failed to parse command' });
         return;
       }
-      if (!Array.isArray(args) || args.length === 0 || !args.every((a) => ['string', 'number'].includes(typeof a))) {
+      endpoint.requests += 1;
+      const run = async (command: Array<string | number>) => {
+        endpoint.commands.push(String(command[0]).toUpperCase());
+        const result = await client.command(...command);
+        return result instanceof Error ? { error: result.message } : { result: toJson(result) };
+      };
+      if (request.url === '/pipeline') {
+        if (!Array.isArray(args) || !args.every(isCommand)) {
+          reply(400, { error: 'ERR failed to parse pipeline' });
+          return;
+        }
+        void (async () => {
+          const results = [];
+          for (const command of args) results.push(await run(command));
+          reply(200, results);
+        })();
+        return;
+      }
+      if (!isCommand(args)) {
         reply(400, { error: 'ERR failed to parse command' });
         return;
       }
-      commands.push(String(args[0]).toUpperCase());
-      client.command(...(args as Array<string | number>)).then((result) => {
-        if (result instanceof Error) reply(400, { error: result.message });
-        else reply(200, { result: toJson(result) });
-      });
+      void run(args).then((outcome) => reply('error' in outcome ? 400 : 200, outcome));
     });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    token,
-    commands,
-    async close() {
-      server.closeAllConnections();
-      server.close();
-      client.close();
-    },
-  };
+  endpoint.url = `http://127.0.0.1:${port}`;
+  return endpoint;
 }
 
 // ─── global setup hook ──────────────────────────────────────────────────────

@@ -163,7 +163,7 @@ function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | 
   if (text === undefined || text.length > threshold) return false;
   if (split.structured !== undefined) {
     // At most 3 bytes per UTF-16 unit once well-formed.
-    if (EXPONENT.test(text) || !isWellFormed(text)) return false;
+    if (EXPONENT.test(text) || !text.isWellFormed()) return false;
     return text.length * 3 <= threshold || Buffer.byteLength(text) <= threshold;
   }
   // At most 6 bytes per UTF-16 unit (`\u0001`), plus the quotes.
@@ -171,18 +171,12 @@ function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | 
   const bytes = Buffer.byteLength(text);
   // Escaping adds at most one byte per unit (`\"`, `\\`, `\n`) but for rare control characters and lone
   // surrogates; a JSON text's canonical form is never longer than the text but for exponents.
-  if (bytes + text.length + 2 <= threshold && isWellFormed(text) && !RARE_ESCAPE_OR_EXPONENT.test(text)) return true;
+  if (bytes + text.length + 2 <= threshold && text.isWellFormed() && !RARE_ESCAPE_OR_EXPONENT.test(text)) return true;
   return scan?.(text) ?? false;
 }
 
 /** A character `JSON.stringify` writes as a six-character `\uXXXX` escape, or a number with an exponent (one pass). */
 const RARE_ESCAPE_OR_EXPONENT = /[\x00-\x07\x0b\x0e-\x1f]|[0-9][eE]/;
-
-/** Whether a string holds no lone surrogate (UTF-8, and so the native side, cannot carry one). */
-function isWellFormed(text: string): boolean {
-  const check = (text as unknown as { isWellFormed?: () => boolean }).isWellFormed;
-  return check ? check.call(text) : !/[\uD800-\uDFFF]/.test(text);
-}
 
 /**
  * The steps of one fit and one query, shared by both hosts.

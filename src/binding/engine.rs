@@ -143,26 +143,28 @@ fn prepare_parts_plan(
       )
     }
   };
-  let text = match &parts.text {
-    None => None,
-    Some(JsText::Utf8(text)) => Some(text.as_str()),
-    // Its canonical form is the answer (then the text repeats it) or it says something else (the empty text,
-    // which repeats nothing).
-    Some(JsText::Utf16(units)) => Some(
-      if structured_json_of_utf16(units).as_deref() == Some(answer.as_str()) {
-        answer.as_str()
-      } else {
-        ""
-      },
-    ),
-  };
-  let separate = match kind {
-    PartsKind::Structured => SeparateAnswer::Structured {
+  let separate = match (kind, &parts.text) {
+    (PartsKind::Structured, None) => SeparateAnswer::Structured {
       json: &answer,
-      text,
+      text: None,
     },
-    PartsKind::Text => SeparateAnswer::Text(&answer),
-    PartsKind::CanonicalText => SeparateAnswer::Structured {
+    (PartsKind::Structured, Some(JsText::Utf8(text))) => SeparateAnswer::Structured {
+      json: &answer,
+      text: Some(text),
+    },
+    // A text holding a lone surrogate repeats structuredContent when its canonical form is the answer.
+    (PartsKind::Structured, Some(JsText::Utf16(units))) => {
+      if structured_json_of_utf16(units).as_deref() == Some(answer.as_str()) {
+        SeparateAnswer::Structured {
+          json: &answer,
+          text: None,
+        }
+      } else {
+        SeparateAnswer::StructuredBesideOtherText(&answer)
+      }
+    }
+    (PartsKind::Text, _) => SeparateAnswer::Text(&answer),
+    (PartsKind::CanonicalText, _) => SeparateAnswer::Structured {
       json: &answer,
       text: None,
     },

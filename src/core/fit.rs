@@ -127,11 +127,14 @@ pub struct Inspection<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SeparateAnswer<'a> {
   /// `JSON.stringify(structuredContent)`, with the only text block when the host did not find it identical
-  /// (`None`: no text, or a text the host found `===` to it).
+  /// (`None`: no text, or a text the host found to repeat it).
   Structured {
     json: &'a str,
     text: Option<&'a str>,
   },
+  /// `JSON.stringify(structuredContent)` beside a text the host already found to say something else (a text
+  /// holding a lone surrogate, compared by the binding): the answer passes with [`PassReason::TextDiffers`].
+  StructuredBesideOtherText(&'a str),
   /// The only text block, with no structuredContent.
   Text(&'a str),
 }

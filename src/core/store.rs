@@ -28,6 +28,20 @@ pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(10);
 /// Answers larger than this are sealed and opened on tokio's blocking pool rather than inline.
 const INLINE_CRYPTO_BYTES: usize = 64 * 1024;
 
+/// [`Backend::get_head_and_range`] as two reads: the default, and what a pipelining backend falls back to when a
+/// range is empty (a command for it would be malformed).
+pub(crate) async fn head_and_range_apart<B: Backend + ?Sized>(
+  backend: &B,
+  key: String,
+  head: u64,
+  start: u64,
+  end: u64,
+) -> CoreResult<(Vec<u8>, Vec<u8>)> {
+  let head = backend.get_range(key.clone(), 0, head).await?;
+  let range = backend.get_range(key, start, end).await?;
+  Ok((head, range))
+}
+
 /// A boxed, sendable future (backends are used as `Arc<dyn Backend>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -39,6 +53,17 @@ pub trait Backend: Send + Sync {
   fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>>;
   /// Bytes `[start, end)` of the value, clamped to its length; empty when missing or expired.
   fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>>;
+  /// Bytes `[0, head)` and `[start, end)` of the value, each as [`Backend::get_range`] reads it. Backends that can
+  /// read both in one round trip (a pipeline, one lock, one statement) override this two-read default.
+  fn get_head_and_range(
+    &self,
+    key: String,
+    head: u64,
+    start: u64,
+    end: u64,
+  ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
+    Box::pin(head_and_range_apart(self, key, head, start, end))
+  }
   /// Stores the value with its TTL in one step.
   fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>>;
   /// Removes the value; true when there was one.
@@ -349,12 +374,33 @@ impl HandleStore {
     end: u64,
   ) -> CoreResult<Option<Vec<u8>>> {
     let (keys, key) = self.keys(handle, owner)?;
-    let head = bounded(self.backend.get_range(key.clone(), 0, HEADER_LEN as u64)).await?;
+    // The chunks a range needs depend on the record's length, known from its header: read both at once,
+    // assuming the record runs past `end`, and read again only when it does not (a range past the answer's end).
+    let (head, guessed) = match seal::span_before_header(start, end) {
+      Some((from, to)) => {
+        let read = self
+          .backend
+          .get_head_and_range(key.clone(), HEADER_LEN as u64, from, to);
+        let (head, bytes) = bounded(read).await?;
+        (head, Some((from, bytes)))
+      }
+      None => (
+        bounded(self.backend.get_range(key.clone(), 0, HEADER_LEN as u64)).await?,
+        None,
+      ),
+    };
     let Ok(header) = RecordHeader::parse(&head) else {
       return Ok(None);
     };
     let span = header.span_for(start, end);
-    let bytes = bounded(self.backend.get_range(key, span.byte_start, span.byte_end)).await?;
+    let wanted = usize::try_from(span.byte_end - span.byte_start).unwrap_or(usize::MAX);
+    let bytes = match guessed {
+      Some((from, mut bytes)) if from == span.byte_start && bytes.len() >= wanted => {
+        bytes.truncate(wanted);
+        bytes
+      }
+      _ => bounded(self.backend.get_range(key, span.byte_start, span.byte_end)).await?,
+    };
     crypto(bytes.len(), move || {
       seal::open_span(&keys, &header, &span, &bytes).ok()
     })

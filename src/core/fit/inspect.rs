@@ -175,6 +175,7 @@ pub fn inspect_parts<'a>(
       }
       Answer::Structured(json)
     }
+    SeparateAnswer::StructuredBesideOtherText(_) => return passing(PassReason::TextDiffers),
     SeparateAnswer::Text(text) => Answer::Text(Cow::Borrowed(text)),
   };
   Inspection {

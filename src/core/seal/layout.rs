@@ -102,6 +102,19 @@ impl RecordHeader {
   }
 }
 
+/// The record bytes [`RecordHeader::span_for`] names for plaintext `[start, end)` of a record whose plaintext runs
+/// past `end`: what to read together with the header, before its length is known. `None` for an empty range (it
+/// needs the record's length to pick its chunk) or one too far out to address.
+pub fn span_before_header(start: u64, end: u64) -> Option<(u64, u64)> {
+  if end <= start {
+    return None;
+  }
+  let chunk = CHUNK_SIZE as u64;
+  let stride = chunk + TAG_LEN as u64;
+  let at_chunk = |index: u64| index.checked_mul(stride)?.checked_add(HEADER_LEN as u64);
+  Some((at_chunk(start / chunk)?, at_chunk((end - 1) / chunk + 1)?))
+}
+
 /// Which chunks (and which record bytes) cover a plaintext range. Built by [`RecordHeader::span_for`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkSpan {

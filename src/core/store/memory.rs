@@ -128,19 +128,24 @@ impl MemoryBackend {
     Ok(state.live(key, now).map(|entry| entry.value.clone()))
   }
 
-  fn get_range_now(&self, key: &str, start: u64, end: u64) -> CoreResult<Vec<u8>> {
+  /// Bytes `[start, end)` of each range of one live value (clamped), under one lock; all empty when missing.
+  fn get_ranges_now<const N: usize>(
+    &self,
+    key: &str,
+    ranges: [(u64, u64); N],
+  ) -> CoreResult<[Vec<u8>; N]> {
     let now = Instant::now();
     let mut state = self.open_state()?;
     state.sweep(now);
-    Ok(match state.live(key, now) {
-      Some(entry) => {
-        let len = entry.value.len() as u64;
-        let from = start.min(len) as usize;
-        let to = end.clamp(start.min(len), len) as usize;
-        entry.value[from..to].to_vec()
+    let value = state.live(key, now).map(|entry| entry.value.as_slice());
+    Ok(ranges.map(|(start, end)| match value {
+      Some(value) => {
+        let len = value.len() as u64;
+        let from = start.min(len);
+        value[from as usize..end.clamp(from, len) as usize].to_vec()
       }
       None => Vec::new(),
-    })
+    }))
   }
 
   fn set_now(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> CoreResult<()> {
@@ -203,7 +208,23 @@ impl Backend for MemoryBackend {
   }
 
   fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
-    Box::pin(async move { self.get_range_now(&key, start, end) })
+    Box::pin(async move {
+      let [range] = self.get_ranges_now(&key, [(start, end)])?;
+      Ok(range)
+    })
+  }
+
+  fn get_head_and_range(
+    &self,
+    key: String,
+    head: u64,
+    start: u64,
+    end: u64,
+  ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
+    Box::pin(async move {
+      let [head, range] = self.get_ranges_now(&key, [(0, head), (start, end)])?;
+      Ok((head, range))
+    })
   }
 
   fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>> {

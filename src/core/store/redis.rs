@@ -1,18 +1,21 @@
 //! `redis`: one multiplexed connection (`redis::aio::ConnectionManager`) that reconnects by itself, or, for Redis
 //! Cluster, the crate's cluster connection (`redis_cluster`), behind the same commands.
-//! Values are the raw record bytes; `SET key value EX ttl` writes value and TTL atomically; `GETRANGE` reads ranges.
+//! Values are the raw record bytes; `SET key value EX ttl` writes value and TTL atomically; `GETRANGE` reads ranges
+//! (a record's header and a range together, in one pipelined round trip).
 //! Every command names one key, so each goes to the node serving that key's slot.
 //! Every call is bounded: connection and response timeouts in the client, and the store's own deadline above them.
 
+use std::future::Future;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use ::redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use ::redis::{
-  Client, ConnectionAddr, ErrorKind, IntoConnectionInfo, RedisConnectionInfo, RedisError,
+  Client, Cmd, ConnectionAddr, ErrorKind, FromRedisValue, IntoConnectionInfo, Pipeline,
+  RedisConnectionInfo, RedisError, RedisResult,
 };
 
-use super::{closed_error, unavailable, Backend, BoxFuture};
+use super::{closed_error, head_and_range_apart, unavailable, Backend, BoxFuture};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::store::config::RedisConfig;
 
@@ -146,22 +149,52 @@ fn connection_lost(error: &RedisError) -> bool {
   error.is_io_error() || error.is_connection_dropped() || error.is_connection_refusal()
 }
 
+/// What [`RedisBackend::query`] sends: one command, or a pipeline of them (one round trip).
+trait Request: Sync {
+  fn send<T: FromRedisValue>(
+    &self,
+    connection: &mut (impl ConnectionLike + Send),
+  ) -> impl Future<Output = RedisResult<T>> + Send;
+}
+
+impl Request for Cmd {
+  fn send<T: FromRedisValue>(
+    &self,
+    connection: &mut (impl ConnectionLike + Send),
+  ) -> impl Future<Output = RedisResult<T>> + Send {
+    self.query_async(connection)
+  }
+}
+
+impl Request for Pipeline {
+  fn send<T: FromRedisValue>(
+    &self,
+    connection: &mut (impl ConnectionLike + Send),
+  ) -> impl Future<Output = RedisResult<T>> + Send {
+    self.query_async(connection)
+  }
+}
+
+/// `GETRANGE key start end-1`; `None` for an empty range (GETRANGE's end is inclusive).
+fn getrange(key: &str, start: u64, end: u64) -> Option<Cmd> {
+  let mut command = ::redis::cmd("GETRANGE");
+  command.arg(key).arg(start).arg(end.checked_sub(1)?);
+  (end > start).then_some(command)
+}
+
 impl<C: ConnectionLike + Clone + Send + Sync + 'static> RedisBackend<C> {
   /// Runs one command; when the connection was lost, runs it once more on the manager's fresh connection (every
   /// command here is idempotent), so the first call after the server comes back succeeds.
-  async fn query<T: ::redis::FromRedisValue>(
+  async fn query<T: FromRedisValue>(
     &self,
-    command: ::redis::Cmd,
+    command: impl Request,
     failed: fn(RedisError) -> CoreError,
   ) -> CoreResult<T> {
     let mut connection = self.connection()?;
-    match command.query_async::<T>(&mut connection).await {
+    match command.send::<T>(&mut connection).await {
       Err(error) if connection_lost(&error) => {
         let mut connection = self.connection()?;
-        command
-          .query_async::<T>(&mut connection)
-          .await
-          .map_err(failed)
+        command.send::<T>(&mut connection).await.map_err(failed)
       }
       other => other.map_err(failed),
     }
@@ -183,13 +216,28 @@ impl<C: ConnectionLike + Clone + Send + Sync + 'static> Backend for RedisBackend
 
   fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
     Box::pin(async move {
-      if end <= start {
-        return Ok(Vec::new());
+      // A missing key reads as "".
+      match getrange(&key, start, end) {
+        Some(command) => self.query(command, reading_failed).await,
+        None => Ok(Vec::new()),
       }
-      // GETRANGE takes an inclusive end; a missing key reads as "".
-      let mut command = ::redis::cmd("GETRANGE");
-      command.arg(&key).arg(start).arg(end - 1);
-      self.query(command, reading_failed).await
+    })
+  }
+
+  fn get_head_and_range(
+    &self,
+    key: String,
+    head: u64,
+    start: u64,
+    end: u64,
+  ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
+    Box::pin(async move {
+      let (Some(head), Some(range)) = (getrange(&key, 0, head), getrange(&key, start, end)) else {
+        return head_and_range_apart(self, key, head, start, end).await;
+      };
+      let mut pipeline = ::redis::pipe();
+      pipeline.add_command(head).add_command(range);
+      self.query(pipeline, reading_failed).await
     })
   }
 

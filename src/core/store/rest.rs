@@ -3,7 +3,8 @@
 //! Each command is a `POST {url}` with `Authorization: Bearer {token}` and a JSON array body
 //! (`["SET", key, value, "EX", ttl]`); the reply is `{"result": …}` or `{"error": "…"}`. JSON strings cannot carry
 //! raw bytes, so records are stored as standard base64 text; a byte range maps onto a `GETRANGE` of whole base64
-//! quanta (3 bytes = 4 characters).
+//! quanta (3 bytes = 4 characters). A record's header and a range are read in one request, through the protocol's
+//! pipeline (`POST {url}/pipeline` with an array of commands; the reply is an array of `{"result": …}`).
 
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use base64::Engine;
 use serde_json::{json, Value};
 use zeroize::Zeroizing;
 
-use super::{closed_error, unavailable, Backend, BoxFuture};
+use super::{closed_error, head_and_range_apart, unavailable, Backend, BoxFuture};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::store::config::{RestConfig, RestFlavor};
 
@@ -97,11 +98,35 @@ impl RestBackend {
   }
 
   async fn command(&self, body: Value) -> Result<Value, Failure> {
+    let reply = self.post(&self.url, &body).await?;
+    if reply.get("error").is_some() {
+      return Err(Failure::Refused);
+    }
+    reply.get("result").cloned().ok_or(Failure::Unreachable)
+  }
+
+  /// Sends `commands` in one request; their results in order.
+  async fn pipeline(&self, commands: Value) -> Result<Vec<Value>, Failure> {
+    let url = format!("{}/pipeline", self.url.trim_end_matches('/'));
+    let Value::Array(replies) = self.post(&url, &commands).await? else {
+      return Err(Failure::Unreachable);
+    };
+    replies
+      .into_iter()
+      .map(|reply| match reply.get("error") {
+        Some(_) => Err(Failure::Refused),
+        None => reply.get("result").cloned().ok_or(Failure::Unreachable),
+      })
+      .collect()
+  }
+
+  /// POSTs `body` to `url` with the token; the reply's JSON when the service accepted the request.
+  async fn post(&self, url: &str, body: &Value) -> Result<Value, Failure> {
     let client = self.client().ok_or(Failure::Unreachable)?;
     let response = client
-      .post(&self.url)
+      .post(url)
       .bearer_auth(self.token.as_str())
-      .json(&body)
+      .json(body)
       .send()
       .await
       .map_err(|_| Failure::Unreachable)?;
@@ -110,10 +135,10 @@ impl RestBackend {
       return Err(Failure::Unreachable);
     }
     let reply: Value = response.json().await.map_err(|_| Failure::Unreachable)?;
-    if !status.is_success() || reply.get("error").is_some() {
+    if !status.is_success() {
       return Err(Failure::Refused);
     }
-    reply.get("result").cloned().ok_or(Failure::Unreachable)
+    Ok(reply)
   }
 
   async fn read(&self, body: Value) -> CoreResult<Value> {
@@ -145,6 +170,35 @@ fn base64_window(start: u64, end: u64) -> (u64, u64, usize) {
   )
 }
 
+/// `GETRANGE` over the base64 characters holding bytes `[start, end)`; `None` for an empty range.
+fn getrange(key: &str, start: u64, end: u64) -> Option<Value> {
+  if end <= start {
+    return None;
+  }
+  let (from, to, _) = base64_window(start, end);
+  Some(json!([
+    "GETRANGE",
+    key,
+    from.to_string(),
+    (to - 1).to_string()
+  ]))
+}
+
+/// Bytes `[start, end)` out of the reply to [`getrange`]'s command (clamped; empty when missing or not ours).
+fn window_bytes(reply: Value, start: u64, end: u64) -> Vec<u8> {
+  let Value::String(text) = reply else {
+    return Vec::new();
+  };
+  let Ok(bytes) = STANDARD.decode(text) else {
+    return Vec::new();
+  };
+  let (_, _, skip) = base64_window(start, end);
+  let want = usize::try_from(end.saturating_sub(start)).unwrap_or(usize::MAX);
+  bytes
+    .get(skip..)
+    .map_or_else(Vec::new, |rest| rest[..rest.len().min(want)].to_vec())
+}
+
 impl Backend for RestBackend {
   fn kind(&self) -> &'static str {
     match self.flavor {
@@ -165,31 +219,39 @@ impl Backend for RestBackend {
 
   fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
     Box::pin(async move {
-      if end <= start {
+      let Some(command) = getrange(&key, start, end) else {
         return Ok(Vec::new());
+      };
+      Ok(window_bytes(self.read(command).await?, start, end))
+    })
+  }
+
+  fn get_head_and_range(
+    &self,
+    key: String,
+    head: u64,
+    start: u64,
+    end: u64,
+  ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
+    Box::pin(async move {
+      let (Some(head_command), Some(range_command)) =
+        (getrange(&key, 0, head), getrange(&key, start, end))
+      else {
+        return head_and_range_apart(self, key, head, start, end).await;
+      };
+      if self.client().is_none() {
+        return Err(closed_error());
       }
-      let (from, to, skip) = base64_window(start, end);
-      let text = match self
-        .read(json!([
-          "GETRANGE",
-          key,
-          from.to_string(),
-          (to - 1).to_string()
-        ]))
-        .await?
-      {
-        Value::String(text) => text,
-        _ => return Ok(Vec::new()),
-      };
-      let Ok(bytes) = STANDARD.decode(text) else {
-        return Ok(Vec::new());
-      };
-      let want = usize::try_from(end - start).unwrap_or(usize::MAX);
-      Ok(
-        bytes
-          .get(skip..)
-          .map_or_else(Vec::new, |rest| rest[..rest.len().min(want)].to_vec()),
-      )
+      let replies = self
+        .pipeline(json!([head_command, range_command]))
+        .await
+        .map_err(|_| self.not_reached())?;
+      let [head_reply, range_reply]: [Value; 2] =
+        replies.try_into().map_err(|_| self.not_reached())?;
+      Ok((
+        window_bytes(head_reply, 0, head),
+        window_bytes(range_reply, start, end),
+      ))
     })
   }
 

@@ -195,35 +195,22 @@ impl Backend for SqliteBackend {
   fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
     self.run(move |inner| {
       let guard = inner.connection()?;
-      let connection = with_connection!(guard);
-      let row = connection
-        .query_row(
-          &format!("SELECT rowid, length(value) FROM {TABLE} WHERE key = ?1 AND expires_at > ?2"),
-          params![key, now_ms()],
-          |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
-        )
-        .optional()
-        .map_err(read_failed)?;
-      let Some((rowid, len)) = row else {
-        return Ok(Vec::new());
-      };
-      let len = u64::try_from(len).unwrap_or(0);
-      let from = start.min(len);
-      let to = end.clamp(from, len);
-      if to == from {
-        return Ok(Vec::new());
-      }
-      let size =
-        usize::try_from(to - from).map_err(|_| unavailable("A range read is too large."))?;
-      let offset = usize::try_from(from).map_err(|_| unavailable("A range read is too large."))?;
-      let blob = connection
-        .blob_open("main", TABLE, "value", rowid, true)
-        .map_err(read_failed)?;
-      let mut buffer = vec![0u8; size];
-      blob
-        .read_at_exact(&mut buffer, offset)
-        .map_err(read_failed)?;
-      Ok(buffer)
+      let [range] = read_ranges(with_connection!(guard), &key, [(start, end)])?;
+      Ok(range)
+    })
+  }
+
+  fn get_head_and_range(
+    &self,
+    key: String,
+    head: u64,
+    start: u64,
+    end: u64,
+  ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
+    self.run(move |inner| {
+      let guard = inner.connection()?;
+      let [head, range] = read_ranges(with_connection!(guard), &key, [(0, head), (start, end)])?;
+      Ok((head, range))
     })
   }
 
@@ -275,4 +262,45 @@ impl Backend for SqliteBackend {
       .await;
     })
   }
+}
+
+/// Bytes `[start, end)` of each range of one live value (clamped), through one blob handle; all empty when missing.
+fn read_ranges<const N: usize>(
+  connection: &Connection,
+  key: &str,
+  ranges: [(u64, u64); N],
+) -> CoreResult<[Vec<u8>; N]> {
+  let row = connection
+    .query_row(
+      &format!("SELECT rowid, length(value) FROM {TABLE} WHERE key = ?1 AND expires_at > ?2"),
+      params![key, now_ms()],
+      |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
+    )
+    .optional()
+    .map_err(read_failed)?;
+  let Some((rowid, len)) = row else {
+    return Ok(ranges.map(|_| Vec::new()));
+  };
+  let len = u64::try_from(len).unwrap_or(0);
+  let blob = connection
+    .blob_open("main", TABLE, "value", rowid, true)
+    .map_err(read_failed)?;
+  let too_large = || unavailable("A range read is too large.");
+  let read = |(start, end): (u64, u64)| -> CoreResult<Vec<u8>> {
+    let from = start.min(len);
+    let to = end.clamp(from, len);
+    let mut buffer = vec![0u8; usize::try_from(to - from).map_err(|_| too_large())?];
+    if !buffer.is_empty() {
+      let offset = usize::try_from(from).map_err(|_| too_large())?;
+      blob
+        .read_at_exact(&mut buffer, offset)
+        .map_err(read_failed)?;
+    }
+    Ok(buffer)
+  };
+  let mut out = ranges.map(|_| Vec::new());
+  for (slot, range) in out.iter_mut().zip(ranges) {
+    *slot = read(range)?;
+  }
+  Ok(out)
 }
