@@ -4,14 +4,12 @@
 //! is not the copy but the page faults of writing into fresh memory: on the project's machine, UTF-8 into fresh
 //! pages took 5.4 ms per 10 MB, into pages already touched 0.8 ms (`Buffer.from` vs `buf.write`, Node 20). The
 //! buffer becomes the sealed record, so it cannot be reused: its pages are new every time. So the host reserves it
-//! right after `JSON.stringify` (then the answer's length is known), a thread of its own, at low priority, touches
+//! right after `JSON.stringify` (then the answer's length is known), a thread of its own touches
 //! its pages while the JS thread compares the text with the answer (on Node 20 that flattens V8's rope: 5 ms per
 //! 10 MB), and the copy then writes into warm pages. Not earlier: touched during the stringify, the buffer added a
 //! copy of the answer to the peak on Node 24, whose stringify grows one flat buffer. The copy hardly waits for the
-//! toucher: taking the buffer stops it after its current step (at most 2 ms, else the copy takes a fresh buffer and
+//! toucher: taking the buffer stops it after its current step (at most 5 ms, else the copy takes a fresh buffer and
 //! the toucher frees this one), and pages it did not reach fault as they would have anyway.
-//!
-//! The binding's `unsafe` here is one call: lowering the toucher thread's priority.
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,9 +22,9 @@ use napi_derive::napi;
 /// between steps whether the copy wants it.
 const TOUCH_STEP: usize = 64 * 1024;
 
-/// The longest the copy waits for the toucher to finish its step. Beyond it (the toucher lost its core mid-step,
-/// at low priority on a busy machine) the copy goes on into a fresh buffer rather than stall the JS thread.
-const TAKE_WAIT: Duration = Duration::from_millis(2);
+/// The longest the copy waits for the toucher to finish its step. Beyond it (the toucher lost its core mid-step on
+/// a busy machine) the copy goes on into a fresh buffer rather than stall the JS thread longer.
+const TAKE_WAIT: Duration = Duration::from_millis(5);
 
 /// What the toucher and the copy share: the buffer (locked by the toucher while it touches one step) and the
 /// copy's request to stop.
@@ -61,13 +59,11 @@ impl AnswerBuffer {
       abandoned: AtomicBool::new(false),
     });
     let toucher = Arc::clone(&shared);
-    // Its own thread, not the blocking pool's: it lowers its priority, which would stay with a pool thread.
+    // Its own thread, at normal priority: at a lower one, on a busy machine, it lost its core in the middle of a
+    // step, the copy gave up waiting and the answer was held twice for a moment (50 MB peaks of 213-227 MB).
     let spawned = std::thread::Builder::new()
       .name("result-handles-touch".into())
-      .spawn(move || {
-        yield_to_other_threads();
-        touch_pages(&toucher, touch);
-      });
+      .spawn(move || touch_pages(&toucher, touch));
     drop(spawned); // no thread: the copy faults its own pages
     AnswerBuffer { shared }
   }
@@ -89,25 +85,6 @@ impl AnswerBuffer {
       }
     }
   }
-}
-
-/// Lowers this thread's priority (Linux: nice is per thread), so that on a busy machine it takes no core from the
-/// JS thread it works ahead of; when it does not get one in time, the copy takes the buffer as far as it got.
-fn yield_to_other_threads() {
-  #[cfg(target_os = "linux")]
-  // SAFETY: setpriority only reads its arguments; PRIO_PROCESS (0) with who 0 is the calling thread on Linux.
-  unsafe {
-    setpriority(0, 0, 10);
-  }
-}
-
-#[cfg(target_os = "linux")]
-extern "C" {
-  fn setpriority(
-    which: std::ffi::c_int,
-    who: std::ffi::c_uint,
-    prio: std::ffi::c_int,
-  ) -> std::ffi::c_int;
 }
 
 /// Writes zeros over the first `touch` bytes of the buffer's spare capacity, a step at a time, until done or the
