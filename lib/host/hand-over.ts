@@ -4,7 +4,7 @@
 // it (which makes V8 flatten the stringify's rope) and one copy of the answer into Rust. This file orders those
 // steps so that they overlap the engine's work instead of preceding it, and so that each long step has its own
 // event-loop tick:
-// - a text of up to 2 M characters that looks like JSON.stringify output is handed over in place of the answer
+// - a text of 256 K to 2 M characters that looks like JSON.stringify output is handed over in place of the answer
 //   before the stringify, so that the engine folds while this thread stringifies, and the plan is kept only when
 //   the comparison finds the text `===` to the answer: the same bytes crossed;
 // - a longer answer's native buffer is reserved right after the stringify, so that another thread touches its pages
