@@ -70,8 +70,11 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
       resultJson.length <= inlineChars
         ? engine.prepareSync(resultJson, toolMetaJson ?? undefined)
         : engine.prepare(resultJson, toolMetaJson ?? undefined),
-    prepareAnswer: async (answer, parts) =>
-      answer.length <= inlineChars ? engine.prepareAnswerSync(answer, parts) : engine.prepareAnswer(answer, parts),
+    prepareAnswer: async (answer, parts, buffer) =>
+      answer.length <= inlineChars
+        ? engine.prepareAnswerSync(answer, parts)
+        : engine.prepareAnswer(answer, parts, buffer as native.AnswerBuffer | undefined),
+    reserveAnswer: (units) => engine.reserveAnswer(units),
     textCertainlyUnderThreshold: (text) => engine.textCertainlyUnderThreshold(text),
     commit: (plan, session, subject) =>
       engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),

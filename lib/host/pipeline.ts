@@ -10,6 +10,7 @@ import * as native from '../native';
 import { type Owner } from './owner';
 import { Warnings } from './logger';
 import { Stats, type ResultHandlesStats } from './stats';
+import { handOver, type HandOverContext, type SplitAnswer } from './hand-over';
 
 /** `{ preview, shape, handle }`: what a model sees in place of a large answer. */
 export interface FoldedAnswer {
@@ -43,13 +44,23 @@ export interface AnswerPartsLike {
   toolMetaJson?: string;
   session?: string;
   subject?: string;
+  /** Fold on one native thread: the host keeps the JS thread busy meanwhile. */
+  oneThread?: boolean;
 }
 
 /** The native engine as the core uses it. */
 export interface EngineLike {
   prepare(resultJson: string, toolMetaJson?: string | null): Promise<FitPlanLike>;
-  /** `prepare` for a split result: `answer` crosses once; with an owner it is sealed while it folds. */
-  prepareAnswer?(answer: string, parts: AnswerPartsLike): Promise<FitPlanLike>;
+  /**
+   * `prepare` for a split result: `answer` crosses once (into `buffer` when one was reserved); with an owner it is
+   * sealed while it folds.
+   */
+  prepareAnswer?(answer: string, parts: AnswerPartsLike, buffer?: unknown): Promise<FitPlanLike>;
+  /**
+   * Reserves the native buffer an answer of `units` UTF-16 units will be copied into, its pages touched on another
+   * thread while this one does other work (the copy then writes into warm memory).
+   */
+  reserveAnswer?(units: number): unknown;
   /**
    * Whether a text answer (a result whose only content is this text, at most a threshold long) certainly passes
    * under the threshold: one native scan, no fold. `false` means only that `prepare` decides.
@@ -119,14 +130,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** An answer whose `content` is at most one text block: the shapes the fast path hands over split. */
-interface SplitAnswer {
-  /** `structuredContent` (`undefined` when absent or null). */
-  structured: unknown;
-  /** The one text block's text. */
-  text: string | undefined;
-}
-
 function splitAnswer(result: Record<string, unknown>): SplitAnswer | undefined {
   const content = result.content;
   if (!Array.isArray(content) || content.length > 1) return undefined;
@@ -174,14 +177,6 @@ function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | 
 
 /** A character `JSON.stringify` writes as a six-character `\uXXXX` escape, or a number with an exponent (one pass). */
 const RARE_ESCAPE_OR_EXPONENT = /[\x00-\x07\x0b\x0e-\x1f]|[0-9][eE]/;
-
-/** What `prepare` says of an answer whose size the host measured under the threshold (no native call). */
-const UNDER_THRESHOLD: FitPlanLike = { kind: 'pass', reason: 'under-threshold' };
-
-/** Answers this long are worth giving the event loop a turn between two long steps. */
-const YIELD_CHARS = 256 * 1024;
-
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * The steps of one fit and one query, shared by both hosts.
@@ -417,34 +412,17 @@ export class HostPipeline {
       return undefined; // cycles, BigInt: not JSON, so not ours to fold
     }
 
-    let answer: string | undefined;
-    let kind = 'structured';
-    let text: string | undefined;
-    if (split.structured !== undefined) {
-      try {
-        answer = JSON.stringify(split.structured) as string | undefined;
-      } catch {
-        return undefined;
-      }
-      if (typeof answer !== 'string') return engine.prepare(JSON.stringify(result), toolMetaJson ?? null);
-      // Its size is the UTF-8 length of this JSON (well-formed: JSON.stringify escapes lone surrogates).
-      if (this.jsonCertainlyUnder(answer)) return UNDER_THRESHOLD;
-      if (answer.length > YIELD_CHARS) await yieldToLoop();
-      // Compared natively, off this thread (a text holding a lone surrogate crosses as UTF-16).
-      if (split.text !== undefined && split.text !== answer) text = split.text;
-    } else if (split.text !== undefined) {
-      answer = split.text;
-      kind = 'text';
-    }
-    if (answer === undefined) return undefined;
-    if (answer.length > YIELD_CHARS) await yieldToLoop();
-    return engine.prepareAnswer(answer, {
-      envelopeJson,
-      kind,
-      text,
-      toolMetaJson,
-      session: call.owner?.session ?? undefined,
-      subject: call.owner?.subject ?? undefined,
+    const whole = () => engine.prepare(JSON.stringify(result), toolMetaJson ?? null);
+    return handOver(split, {
+      engine: engine as HandOverContext['engine'], // prepareAnswer checked above
+      parts: {
+        envelopeJson,
+        toolMetaJson,
+        session: call.owner?.session ?? undefined,
+        subject: call.owner?.subject ?? undefined,
+      },
+      certainlyUnder: (json) => this.jsonCertainlyUnder(json),
+      whole,
     });
   }
 

@@ -19,7 +19,8 @@ mod plan;
 use super::error::{run_async, run_blocking, run_sync};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
-use super::text::JsText;
+use super::text::{JsText, LazyJsText};
+use super::warm::AnswerBuffer;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
 use crate::core::fold::{structured_json_of_utf16, text_answer_json_of_utf16, FoldSettings};
@@ -33,6 +34,9 @@ use plan::*;
 /// Answers larger than this are indexed on a second thread while they fold (below it a thread costs more than
 /// it saves).
 const PARALLEL_INDEX_BYTES: usize = 256 * 1024;
+
+/// V8's longest string, in UTF-16 units (`String::kMaxLength` on 64-bit).
+const MAX_STRING_UNITS: usize = (1 << 29) - 24;
 
 pub(super) struct EngineCore {
   settings: FoldSettings,
@@ -64,6 +68,8 @@ pub struct AnswerParts {
   pub session: Option<String>,
   /// The caller's subject, to seal the answer for while it folds.
   pub subject: Option<String>,
+  /// Fold on one native thread (the host is busy on the JS thread meanwhile and leaves the other core to it).
+  pub one_thread: Option<bool>,
 }
 
 /// The native engine of one plugin/adapter instance: resolved options and the store.
@@ -172,6 +178,11 @@ fn prepare_parts_plan(
     return Ok(pass(reason.as_str(), None));
   }
   let envelope = inspection.envelope;
+  let threads = if parts.one_thread == Some(true) {
+    Threads::One
+  } else {
+    Threads::Two
+  };
   let (kept, kind) = match kind {
     PartsKind::Structured => (Kept::Json(Cow::Owned(answer)), AnswerKind::Structured),
     PartsKind::CanonicalText => (Kept::Json(Cow::Owned(answer)), AnswerKind::Text),
@@ -182,10 +193,11 @@ fn prepare_parts_plan(
         AnswerKind::Text,
         envelope,
         sealer,
+        threads,
       );
     }
   };
-  fold_plan(&settings, kept, kind, envelope, sealer)
+  fold_plan(&settings, kept, kind, envelope, sealer, threads)
 }
 
 #[napi]
@@ -242,19 +254,33 @@ impl ResultHandlesEngine {
     )
   }
 
+  /// Reserves the buffer an answer of `units` UTF-16 units will be copied into by `prepareAnswer`, and starts
+  /// touching its pages on another thread (see `warm.rs`): call it as soon as the answer's length is known, then
+  /// do the JS thread's other steps, then pass it to `prepareAnswer`.
+  #[napi]
+  pub fn reserve_answer(&self, units: u32) -> AnswerBuffer {
+    // No JS string is longer than V8's limit (2^29 - 24 units): a larger number is not a length.
+    let units = (units as usize).min(MAX_STRING_UNITS);
+    // Room for the worst case (3 UTF-8 bytes per unit, and V8's NUL); only pages written are ever resident, and
+    // the pages an ASCII answer fills are the ones touched.
+    AnswerBuffer::reserve(units.saturating_mul(3).saturating_add(1), units)
+  }
+
   /// `prepare` for a CallToolResult the host split, so that the text repeating structuredContent never crosses:
   /// `answer` is `JSON.stringify(structuredContent)` (`parts.kind` `'structured'`; `parts.text` the only text
   /// block when it is not `===` to it), or the only text (`'text'`); a text holding a raw lone surrogate crosses
-  /// as UTF-16 and is read here as JS reads it. `parts.envelopeJson` is the result without `content` and `structuredContent`. With a
-  /// session or subject the answer is sealed for that owner beside the fold (commit with the same owner). Runs
-  /// off the JS thread.
+  /// as UTF-16 and is read here as JS reads it. `parts.envelopeJson` is the result without `content` and
+  /// `structuredContent`. With a session or subject the answer is sealed for that owner beside the fold (commit
+  /// with the same owner). `buffer` (from `reserveAnswer`) is where the answer is copied. Runs off the JS thread.
   #[napi(ts_return_type = "Promise<FitPlan>")]
   pub fn prepare_answer<'env>(
     &self,
     env: &'env Env,
-    #[napi(ts_arg_type = "string")] answer: JsText,
+    #[napi(ts_arg_type = "string")] answer: LazyJsText,
     parts: AnswerParts,
+    buffer: Option<&AnswerBuffer>,
   ) -> Result<PromiseRaw<'env, FitPlan>> {
+    let answer = answer.read(buffer.and_then(AnswerBuffer::take).unwrap_or_default())?;
     let core = Arc::clone(&self.core);
     run_blocking(
       env,

@@ -14,6 +14,7 @@ mod query;
 mod references;
 mod store;
 mod text;
+mod warm;
 
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;

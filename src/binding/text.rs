@@ -30,36 +30,38 @@ macro_rules! string_parameter {
   )+};
 }
 
-string_parameter!(JsonText, JsText);
+string_parameter!(JsText, LazyJsText);
 
-/// A JS string's text, for a parameter that may be large.
-pub struct JsonText(pub String);
-
-impl FromNapiValue for JsonText {
-  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-    let units = unsafe { utf16_len(env, value) }?;
-    // Room for the terminating NUL V8 writes.
-    let capacity = units.saturating_mul(3).saturating_add(1);
-    let mut bytes: Vec<u8> = Vec::with_capacity(capacity);
-    let mut written = 0;
-    check_status!(
-      unsafe {
-        sys::napi_get_value_string_utf8(
-          env,
-          value,
-          bytes.as_mut_ptr().cast(),
-          capacity,
-          &mut written,
-        )
-      },
-      "Expected a string"
-    )?;
-    // SAFETY: V8 initialized the first `written` bytes (`written` < capacity), with UTF-8 (lone surrogates are
-    // written as U+FFFD).
-    unsafe { bytes.set_len(written.min(capacity)) };
-    bytes.shrink_to(sealable_capacity(bytes.len()));
-    Ok(JsonText(unsafe { String::from_utf8_unchecked(bytes) }))
-  }
+/// Copies a JS string into `buffer` (empty; grown when it has less room than the string may need) as UTF-8.
+unsafe fn read_utf8(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  mut bytes: Vec<u8>,
+) -> Result<String> {
+  let units = unsafe { utf16_len(env, value) }?;
+  // Room for the terminating NUL V8 writes.
+  let capacity = units.saturating_mul(3).saturating_add(1);
+  bytes.clear();
+  bytes.reserve(capacity);
+  let capacity = bytes.capacity();
+  let mut written = 0;
+  check_status!(
+    unsafe {
+      sys::napi_get_value_string_utf8(
+        env,
+        value,
+        bytes.as_mut_ptr().cast(),
+        capacity,
+        &mut written,
+      )
+    },
+    "Expected a string"
+  )?;
+  // SAFETY: V8 initialized the first `written` bytes (`written` < capacity), with UTF-8 (lone surrogates are
+  // written as U+FFFD).
+  unsafe { bytes.set_len(written.min(capacity)) };
+  bytes.shrink_to(sealable_capacity(bytes.len()));
+  Ok(unsafe { String::from_utf8_unchecked(bytes) })
 }
 
 /// Room for `len` bytes and what sealing adds in place (a header and a tag per 64 KiB chunk).
@@ -87,27 +89,57 @@ pub enum JsText {
 
 impl FromNapiValue for JsText {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-    let JsonText(text) = unsafe { JsonText::from_napi_value(env, value) }?;
-    // V8 writes each lone surrogate as U+FFFD: only a text holding one (rare) is read again, to tell them apart.
-    if memchr::memmem::find(text.as_bytes(), "\u{FFFD}".as_bytes()).is_none() {
-      return Ok(JsText::Utf8(text));
-    }
-    let len = unsafe { utf16_len(env, value) }?;
-    let mut units = vec![0u16; len + 1];
-    let mut written = 0;
-    check_status!(
-      unsafe {
-        sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), units.len(), &mut written)
-      },
-      "Expected a string"
-    )?;
-    units.truncate(written);
-    Ok(
-      if char::decode_utf16(units.iter().copied()).any(|unit| unit.is_err()) {
-        JsText::Utf16(units)
-      } else {
-        JsText::Utf8(text)
-      },
-    )
+    unsafe { read_js_text(env, value, Vec::new()) }
+  }
+}
+
+/// [`JsText`] of a JS string, copied into `buffer` when it is well-formed.
+unsafe fn read_js_text(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  buffer: Vec<u8>,
+) -> Result<JsText> {
+  let text = unsafe { read_utf8(env, value, buffer) }?;
+  // V8 writes each lone surrogate as U+FFFD: only a text holding one (rare) is read again, to tell them apart.
+  if memchr::memmem::find(text.as_bytes(), "\u{FFFD}".as_bytes()).is_none() {
+    return Ok(JsText::Utf8(text));
+  }
+  let len = unsafe { utf16_len(env, value) }?;
+  let mut units = vec![0u16; len + 1];
+  let mut written = 0;
+  check_status!(
+    unsafe {
+      sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), units.len(), &mut written)
+    },
+    "Expected a string"
+  )?;
+  units.truncate(written);
+  Ok(
+    if char::decode_utf16(units.iter().copied()).any(|unit| unit.is_err()) {
+      JsText::Utf16(units)
+    } else {
+      JsText::Utf8(text)
+    },
+  )
+}
+
+/// A JS string parameter read in the call's body rather than before it, so that the copy can go into a buffer
+/// the call is given ([`LazyJsText::read`]). Only valid during the native call that received it (not `Send`).
+pub struct LazyJsText {
+  env: sys::napi_env,
+  value: sys::napi_value,
+}
+
+impl FromNapiValue for LazyJsText {
+  unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+    Ok(LazyJsText { env, value })
+  }
+}
+
+impl LazyJsText {
+  /// The string as [`JsText`], copied into `buffer` (an empty one allocates as needed).
+  pub fn read(self, buffer: Vec<u8>) -> Result<JsText> {
+    // SAFETY: `env` and `value` came from the napi call this parameter belongs to, which is still running.
+    unsafe { read_js_text(self.env, self.value, buffer) }
   }
 }

@@ -121,6 +121,7 @@ pub(super) fn prepare_plan(
       AnswerKind::Structured,
       inspection.envelope,
       None,
+      Threads::Two,
     ),
     Answer::Text(text) => fold_plan(
       &settings,
@@ -128,6 +129,7 @@ pub(super) fn prepare_plan(
       AnswerKind::Text,
       inspection.envelope,
       None,
+      Threads::Two,
     ),
   }
 }
@@ -163,14 +165,25 @@ impl<'a> Sealer<'a> {
   }
 }
 
+/// How many threads a fold may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Threads {
+  /// The index of a large answer is built on a second thread while it folds.
+  Two,
+  /// One after the other: the JS thread is busy meanwhile (the host folds the text while it stringifies
+  /// structuredContent), and on a two-core machine a second native thread would take its core.
+  One,
+}
+
 /// Runs `main` while the path index of `json` is built on a second thread: both read the same bytes and neither
-/// depends on the other. Small answers run one after the other (a thread costs more than it saves). When no thread
-/// can be started the index is built here afterwards; a panic in the builder (none is known) only loses the index
-/// (queries then read the whole answer).
+/// depends on the other. Small answers, and folds told to take one thread, run one after the other. When no
+/// thread can be started the index is built here afterwards; a panic in the builder (none is known) only loses
+/// the index (queries then read the whole answer).
 pub(super) fn beside_index<T: Send>(
   json: &str,
   main: impl FnOnce() -> T + Send,
   grammar_checked: bool,
+  threads: Threads,
 ) -> (T, Option<Vec<u8>>) {
   let build = || {
     if grammar_checked {
@@ -179,7 +192,7 @@ pub(super) fn beside_index<T: Send>(
       build_index(json, IndexSettings::DEFAULT)
     }
   };
-  if json.len() <= PARALLEL_INDEX_BYTES {
+  if json.len() <= PARALLEL_INDEX_BYTES || threads == Threads::One {
     return (main(), build());
   }
   std::thread::scope(|scope| {
@@ -199,6 +212,7 @@ pub(super) fn fold_plan(
   kind: AnswerKind,
   envelope: Envelope,
   sealer: Option<Sealer<'_>>,
+  threads: Threads,
 ) -> CoreResult<FitPlan> {
   let (folded, canonical, index) = match kept {
     // Structured answers over the threshold fold: fold and index at once.
@@ -207,6 +221,7 @@ pub(super) fn fold_plan(
         &json,
         || fold_answer(AnswerSource::Json(&json), settings),
         true,
+        threads,
       );
       (folded?, json, index)
     }
@@ -222,7 +237,7 @@ pub(super) fn fold_plan(
           .canonical_json
           .take()
           .unwrap_or_else(|| text.to_string());
-        let ((), index) = beside_index(&canonical, || (), false);
+        let ((), index) = beside_index(&canonical, || (), false, threads);
         (FoldOutcome::Folded(folded), Cow::Owned(canonical), index)
       }
       whole => (whole, Cow::Borrowed(text), None),

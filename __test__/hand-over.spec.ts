@@ -1,0 +1,132 @@
+// How a large answer crosses to the engine (lib/host/hand-over.ts, src/binding/warm.rs): a text that looks like
+// JSON.stringify output crosses in place of the answer and its plan is kept only when the text is `===` to the
+// answer; a reserved buffer and a fold on one thread change nothing in what is kept. Each case is checked against
+// the plain way (structuredContent alone), through the same engine.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+import { type OpenedEngine, openEngine, prepareOptions } from '../lib/host/open-engine';
+import { HostPipeline } from '../lib/host/pipeline';
+
+const THRESHOLD = 16_384;
+const OWNER = { session: 'hand-over-session' };
+const call = { toolName: 't', fullName: 't', request: {}, owner: OWNER };
+
+let engine: OpenedEngine;
+let core: HostPipeline;
+
+beforeAll(async () => {
+  engine = await openEngine(prepareOptions({ thresholdBytes: THRESHOLD, storage: { type: 'memory' } }));
+  core = new HostPipeline(async () => engine, { thresholdBytes: THRESHOLD }, { warn: () => {} });
+});
+
+afterAll(async () => {
+  await core.close();
+});
+
+/** `{ items: [...] }` whose JSON is about `chars` long, with non-ASCII names. */
+function answerOf(chars: number): { items: Array<{ id: number; name: string; price: number }> } {
+  const items = Array.from({ length: Math.ceil(chars / 40) }, (_, id) => ({ id, name: `itém ${id}`, price: id / 4 }));
+  return { items };
+}
+
+type Folded = { structuredContent: { preview: unknown; shape: unknown; handle: string } };
+
+async function fit(result: Record<string, unknown>): Promise<unknown> {
+  return core.fit(result, call);
+}
+
+/** `items[offset..offset+2]` of a kept answer, read through the engine. */
+async function itemsAt(handle: string, offset: number): Promise<unknown> {
+  const args = JSON.stringify({ handle, path: '$.items', offset, limit: 2 });
+  return (JSON.parse(await engine.query(args, OWNER.session)) as { value: unknown }).value;
+}
+
+describe('a text repeating structuredContent crosses in place of the answer', () => {
+  // Below and above the length up to which the text crosses before the stringify.
+  it.each([300_000, 2_500_000])(
+    'of %i characters: folds and keeps what structuredContent alone does',
+    async (chars) => {
+      const answer = answerOf(chars);
+      const text = JSON.stringify(answer);
+      const prepare = vi.spyOn(engine, 'prepareAnswer');
+      try {
+        const folded = (await fit({ content: [{ type: 'text', text }], structuredContent: answer })) as Folded;
+        expect(prepare).toHaveBeenCalledTimes(1);
+        expect(prepare.mock.calls[0][0]).toBe(text); // the tool's own text crossed, nothing else
+        const plain = (await fit({ content: [], structuredContent: answer })) as Folded;
+        expect(folded.structuredContent.preview).toEqual(plain.structuredContent.preview);
+        expect(folded.structuredContent.shape).toEqual(plain.structuredContent.shape);
+        const last = answer.items.length - 2;
+        expect(await itemsAt(folded.structuredContent.handle, last)).toEqual(answer.items.slice(last));
+        expect(await itemsAt(folded.structuredContent.handle, 5)).toEqual(answer.items.slice(5, 7));
+      } finally {
+        prepare.mockRestore();
+      }
+    },
+  );
+
+  it('is not bet on when the answer is certainly under the threshold', async () => {
+    const roomy = new HostPipeline(async () => engine, { thresholdBytes: 1_000_000 }, { warn: () => {} });
+    // An exponent (`1e+21`) keeps the host's check on the text alone from deciding: the stringify decides.
+    const answer = { ...answerOf(300_000), big: 1e21 };
+    const result = { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+    const prepare = vi.spyOn(engine, 'prepareAnswer');
+    try {
+      expect(await roomy.fit(result, call)).toBe(result);
+      expect(roomy.stats().passed['under-threshold']).toBe(1);
+      expect(prepare).not.toHaveBeenCalled();
+    } finally {
+      prepare.mockRestore();
+    }
+  });
+
+  it('a text that looks stringified but says something else passes whole, as before', async () => {
+    const answer = answerOf(300_000);
+    const other = { ...answer, items: answer.items.slice(1) };
+    const result = { content: [{ type: 'text', text: JSON.stringify(other) }], structuredContent: answer };
+    const before = core.stats().passed['text-differs'] ?? 0;
+    expect(await fit(result)).toBe(result);
+    expect(core.stats().passed['text-differs']).toBe(before + 1);
+  });
+
+  it('a text repeating the answer written otherwise (1.50 for 1.5) is compared natively and folds', async () => {
+    const answer = answerOf(300_000);
+    const text = JSON.stringify(answer).replace(/"price":(\d+)\.5\b/g, '"price":$1.50');
+    expect(text).not.toBe(JSON.stringify(answer));
+    const folded = (await fit({ content: [{ type: 'text', text }], structuredContent: answer })) as Folded;
+    expect(await itemsAt(folded.structuredContent.handle, 2)).toEqual(answer.items.slice(2, 4));
+  });
+});
+
+describe('the native hand-over', () => {
+  const answer = JSON.stringify(answerOf(600_000));
+  const parts = { envelopeJson: '{}', kind: 'structured', session: OWNER.session };
+
+  async function keptItems(plan: Awaited<ReturnType<OpenedEngine['prepareAnswer']>>): Promise<unknown> {
+    expect(plan.kind).toBe('fold');
+    expect(plan.bytes).toBe(Buffer.byteLength(answer));
+    await engine.commit(plan, OWNER.session, null);
+    const { handle } = JSON.parse(plan.foldedJson!) as { handle: string };
+    return itemsAt(handle, 14_000);
+  }
+
+  it('copies into a reserved buffer, one too small, or one already used, and keeps the same answer', async () => {
+    const expected = await keptItems(await engine.prepareAnswer(answer, parts));
+    const buffer = engine.reserveAnswer!(answer.length);
+    expect(await keptItems(await engine.prepareAnswer(answer, parts, buffer))).toEqual(expected);
+    expect(await keptItems(await engine.prepareAnswer(answer, parts, buffer))).toEqual(expected); // taken: a fresh one
+    const small = engine.reserveAnswer!(10);
+    expect(await keptItems(await engine.prepareAnswer(answer, parts, small))).toEqual(expected);
+    const absurd = engine.reserveAnswer!(2 ** 32 - 1); // not a length: capped at V8's longest string
+    expect(await keptItems(await engine.prepareAnswer(answer, parts, absurd))).toEqual(expected);
+    expect(expected).toEqual((JSON.parse(answer) as { items: unknown[] }).items.slice(14_000, 14_002));
+  });
+
+  it('folds on one thread as on two', async () => {
+    const two = await engine.prepareAnswer(answer, parts);
+    const one = await engine.prepareAnswer(answer, { ...parts, oneThread: true });
+    const strip = (json: string | null | undefined) => JSON.stringify({ ...JSON.parse(json!), handle: undefined });
+    expect(strip(one.foldedJson)).toBe(strip(two.foldedJson));
+    expect(await keptItems(one)).toEqual(await keptItems(two));
+  });
+});

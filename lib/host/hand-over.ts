@@ -1,0 +1,118 @@
+// ─── Handing one answer to the engine: what a fold costs the JS thread ─────────
+//
+// The JS thread's share of a fold is one JSON.stringify of structuredContent, one `===` with the text that repeats
+// it (which makes V8 flatten the stringify's rope) and one copy of the answer into Rust. This file orders those
+// steps so that they overlap the engine's work instead of preceding it, and so that each long step has its own
+// event-loop tick:
+// - a text of 256 K to 2 M characters that looks like JSON.stringify output is handed over in place of the answer
+//   before the stringify, so that the engine folds while this thread stringifies, and the plan is kept only when
+//   the comparison finds the text `===` to the answer: the same bytes crossed;
+// - a longer answer's native buffer is reserved right after the stringify, so that another thread touches its pages
+//   while this one compares, and the copy writes into warm memory (src/binding/warm.rs). Not before the stringify:
+//   on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the answer to the
+//   50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB; nor is the text handed over before the
+//   comparison there, which on Node 24 (no rope to flatten) leaves nothing to overlap.
+import type { AnswerPartsLike, EngineLike, FitPlanLike } from './pipeline';
+
+/** An answer whose `content` is at most one text block: the shapes handed over split. */
+export interface SplitAnswer {
+  /** `structuredContent` (`undefined` when absent or null). */
+  structured: unknown;
+  /** The one text block's text. */
+  text: string | undefined;
+}
+
+/** What `prepare` says of an answer whose size the host measured under the threshold (no native call). */
+export const UNDER_THRESHOLD: FitPlanLike = { kind: 'pass', reason: 'under-threshold' };
+
+/** Answers this long are worth giving the event loop a turn between two long steps, and a warm buffer. */
+const YIELD_CHARS = 256 * 1024;
+
+/**
+ * Texts up to this long are handed over before the stringify, to fold while it runs: on one native thread, and
+ * into a cold buffer (a warm one needs a step on this thread to overlap, and up to here its page faults cost less
+ * than the fold they let start early). Beyond it the copy before the stringify is cold and long (tried at 10 MB:
+ * no faster), so longer answers cross after the comparison, into a warm buffer.
+ */
+const EARLY_CHARS = 2 * 1024 * 1024;
+
+/**
+ * Gives the event loop a whole turn: timers and I/O run before this resolves. One `setImmediate` is not enough: set
+ * from the timers or poll phase it runs in the same turn's check phase, so a step after it would still delay every
+ * timer (measured: a 50 MB stringify and the copy after it stalled a 1 ms interval as one 240 ms tick); the second,
+ * set from the check phase, runs in the next turn.
+ */
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+
+/** Where the answer goes once it is a string, and how its size is judged. */
+export interface HandOverContext {
+  engine: EngineLike & Required<Pick<EngineLike, 'prepareAnswer'>>;
+  /** The parts every hand-over sends (envelope, tool `_meta`, owner). */
+  parts: Omit<AnswerPartsLike, 'kind' | 'text'>;
+  /** Whether a `JSON.stringify` output is certainly no longer than the threshold. */
+  certainlyUnder: (json: string) => boolean;
+  /** The whole result's way, for a structuredContent `JSON.stringify` does not turn into a string. */
+  whole: () => Promise<FitPlanLike>;
+}
+
+/**
+ * Whether `text` may be `JSON.stringify` output of an object or array, judged from its first two characters (that
+ * output has no whitespace between tokens; a pretty-printed text starts `{\n`). Only a bet: the `===` decides.
+ */
+function looksStringified(text: string): boolean {
+  const first = text[0];
+  return (first === '{' || first === '[') && text.charCodeAt(1) > 0x20;
+}
+
+/** A hand-over whose plan may not be kept: its failure is the comparison's to report, never unhandled. */
+function tentative(plan: Promise<FitPlanLike>): Promise<FitPlanLike> {
+  plan.catch(() => undefined);
+  return plan;
+}
+
+/**
+ * Hands the answer of a split result to the engine and resolves with its plan; `undefined` when it is not JSON
+ * (cycles, BigInt), so that it passes whole.
+ */
+export async function handOver(split: SplitAnswer, context: HandOverContext): Promise<FitPlanLike | undefined> {
+  const { engine, parts } = context;
+  const { structured, text } = split;
+  if (structured === undefined) {
+    // Nothing to do on this thread before the copy: no buffer to warm meanwhile.
+    return text === undefined ? undefined : engine.prepareAnswer(text, { ...parts, kind: 'text' });
+  }
+
+  // A text certainly under the threshold would fold nothing: not worth a bet.
+  const bet =
+    text !== undefined &&
+    text.length > YIELD_CHARS &&
+    text.length <= EARLY_CHARS &&
+    looksStringified(text) &&
+    !context.certainlyUnder(text);
+  const early = bet
+    ? tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured', oneThread: true }))
+    : undefined;
+  let answer: string | undefined;
+  try {
+    answer = JSON.stringify(structured) as string | undefined;
+  } catch {
+    return undefined;
+  }
+  if (typeof answer !== 'string') return context.whole();
+  // Its size is the UTF-8 length of this JSON (well-formed: JSON.stringify escapes lone surrogates).
+  if (context.certainlyUnder(answer)) return UNDER_THRESHOLD;
+  const buffer = early ? undefined : reserve(engine, answer);
+  // The stringify, the comparison (which flattens V8's rope on Node 20) and the copy get a turn each.
+  if (answer.length > YIELD_CHARS) await yieldToLoop();
+  const repeats = text === undefined || text === answer;
+  if (repeats && early) return early;
+  if (answer.length > YIELD_CHARS) await yieldToLoop();
+  // Not `===`: the text says something else, or repeats the answer written otherwise; compared natively, off this
+  // thread (a text holding a lone surrogate crosses as UTF-16).
+  return engine.prepareAnswer(answer, { ...parts, kind: 'structured', text: repeats ? undefined : text }, buffer);
+}
+
+/** A warm buffer for a long answer's copy (see `EngineLike.reserveAnswer`); a short one is copied at once. */
+function reserve(engine: EngineLike, answer: string): unknown {
+  return answer.length > YIELD_CHARS ? engine.reserveAnswer?.(answer.length) : undefined;
+}
