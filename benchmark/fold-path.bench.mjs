@@ -60,6 +60,9 @@ function leanKeys(handle, session) {
   return { key, id };
 }
 
+/** A character `JSON.stringify` writes as a six-character `\uXXXX` escape, or a number with an exponent. */
+const RARE_ESCAPE_OR_EXPONENT = /[\x00-\x07\x0b\x0e-\x1f]|[0-9][eE]/;
+
 function leanFold(result, session) {
   const text = result.content.length === 1 ? result.content[0].text : undefined;
   let value;
@@ -69,9 +72,22 @@ function leanFold(result, session) {
     json = JSON.stringify(value);
     if (text !== undefined && text !== json) return result;
   } else {
-    json = text;
-    if (Buffer.byteLength(json) + 2 <= THRESHOLD) return result;
-    value = JSON.parse(text);
+    // A text alone is measured as the package measures it: its canonical form when it holds JSON, else the quoted
+    // text. Bounds first (at most 6 bytes per UTF-16 unit either way; escaping adds at most one byte per unit but
+    // for rare control characters and lone surrogates, and only an exponent makes a canonical form longer), then
+    // the exact way.
+    if (text.length * 6 + 2 <= THRESHOLD) return result;
+    const bytes = Buffer.byteLength(text);
+    if (bytes + text.length + 2 <= THRESHOLD && text.isWellFormed() && !RARE_ESCAPE_OR_EXPONENT.test(text)) {
+      return result;
+    }
+    try {
+      value = JSON.parse(text);
+      json = JSON.stringify(value);
+    } catch {
+      value = text;
+      json = JSON.stringify(text);
+    }
   }
   const bytes = Buffer.byteLength(json);
   if (bytes <= THRESHOLD) return result;
