@@ -6,6 +6,8 @@
 //! `RESULT_STORE_WRITE_FAILED`) that arrive within [`OPERATION_TIMEOUT`], never a hang.
 
 pub mod config;
+#[cfg(test)]
+pub(crate) mod counting;
 pub mod memory;
 pub mod redis;
 pub mod redis_cluster;

@@ -294,66 +294,9 @@ async fn range_reads_match_whole_reads() {
   );
 }
 
-/// The memory backend, counting the calls (round trips, for a remote store) a read makes.
-struct RoundTrips {
-  inner: MemoryBackend,
-  calls: std::sync::atomic::AtomicU64,
-}
-
-impl RoundTrips {
-  fn count(&self) -> u64 {
-    self.calls.swap(0, std::sync::atomic::Ordering::Relaxed)
-  }
-  fn call(&self) {
-    self
-      .calls
-      .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-  }
-}
-
-impl Backend for RoundTrips {
-  fn kind(&self) -> &'static str {
-    "memory"
-  }
-  fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
-    self.call();
-    self.inner.get(key)
-  }
-  fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
-    self.call();
-    self.inner.get_range(key, start, end)
-  }
-  fn get_head_and_range(
-    &self,
-    key: String,
-    head: u64,
-    start: u64,
-    end: u64,
-  ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
-    self.call();
-    self.inner.get_head_and_range(key, head, start, end)
-  }
-  fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>> {
-    self.inner.set(key, value, ttl_seconds)
-  }
-  fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>> {
-    self.inner.delete(key)
-  }
-  fn close(&self) -> BoxFuture<'_, ()> {
-    self.inner.close()
-  }
-}
-
 #[tokio::test]
 async fn a_range_inside_the_answer_costs_one_round_trip() {
-  let backend = Arc::new(RoundTrips {
-    inner: MemoryBackend::new(MemoryConfig {
-      max_entries: 0,
-      max_bytes: None,
-    }),
-    calls: Default::default(),
-  });
-  let store = HandleStore::with_backend(backend.clone(), "", "rh", 60, None).unwrap();
+  let (backend, store) = super::counting::Counting::store();
   let me = owner(None, Some("u"));
   let handle = HandleStore::new_handle();
   let body: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
@@ -369,12 +312,12 @@ async fn a_range_inside_the_answer_costs_one_round_trip() {
     (len + 70_000, len + 80_000, 2),
     (100, 100, 2),
   ] {
-    backend.count();
+    backend.take_calls();
     let s = (start as usize).min(body.len());
     let e = (end as usize).clamp(s, body.len());
     let read = store.read_range(&handle, &me, start, end).await.unwrap();
     assert_eq!(read.as_deref(), Some(&body[s..e]), "{start}..{end}");
-    assert_eq!(backend.count(), trips, "{start}..{end}");
+    assert_eq!(backend.take_calls(), trips, "{start}..{end}");
   }
   assert_eq!(
     store

@@ -1,0 +1,87 @@
+//! A memory backend that counts what store calls cost: backend calls (each a round trip on a remote store) and the
+//! bytes handed out. For tests of how much a read fetches; compiled for tests only.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::config::MemoryConfig;
+use super::memory::MemoryBackend;
+use super::{Backend, BoxFuture, HandleStore};
+use crate::core::error::CoreResult;
+
+/// The memory backend, counting.
+pub(crate) struct Counting {
+  pub(crate) inner: MemoryBackend,
+  /// Calls to `get`, `get_range` and `get_head_and_range` (one round trip each).
+  pub(crate) calls: AtomicU64,
+  /// Bytes handed out.
+  pub(crate) fetched: AtomicU64,
+}
+
+impl Counting {
+  /// A store over a counting memory backend (100 entries at most), and the backend.
+  pub(crate) fn store() -> (Arc<Counting>, HandleStore) {
+    let backend = Arc::new(Counting {
+      inner: MemoryBackend::new(MemoryConfig {
+        max_entries: 100,
+        max_bytes: None,
+      }),
+      calls: AtomicU64::new(0),
+      fetched: AtomicU64::new(0),
+    });
+    let store = HandleStore::with_backend(backend.clone(), "", "rh", 60, None).unwrap();
+    (backend, store)
+  }
+
+  /// The calls since the last time this was asked.
+  pub(crate) fn take_calls(&self) -> u64 {
+    self.calls.swap(0, Ordering::Relaxed)
+  }
+
+  fn counted(&self, bytes: usize) {
+    self.calls.fetch_add(1, Ordering::Relaxed);
+    self.fetched.fetch_add(bytes as u64, Ordering::Relaxed);
+  }
+}
+
+impl Backend for Counting {
+  fn kind(&self) -> &'static str {
+    "memory"
+  }
+  fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
+    Box::pin(async move {
+      let value = self.inner.get(key).await?;
+      self.counted(value.as_ref().map_or(0, Vec::len));
+      Ok(value)
+    })
+  }
+  fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
+    Box::pin(async move {
+      let value = self.inner.get_range(key, start, end).await?;
+      self.counted(value.len());
+      Ok(value)
+    })
+  }
+  fn get_head_and_range(
+    &self,
+    key: String,
+    head: u64,
+    start: u64,
+    end: u64,
+  ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
+    Box::pin(async move {
+      let (head, range) = self.inner.get_head_and_range(key, head, start, end).await?;
+      self.counted(head.len() + range.len());
+      Ok((head, range))
+    })
+  }
+  fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>> {
+    self.inner.set(key, value, ttl_seconds)
+  }
+  fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>> {
+    self.inner.delete(key)
+  }
+  fn close(&self) -> BoxFuture<'_, ()> {
+    self.inner.close()
+  }
+}
