@@ -130,3 +130,25 @@ describe('the native hand-over', () => {
     expect(await keptItems(one)).toEqual(await keptItems(two));
   });
 });
+
+describe('a text alone', () => {
+  // Its path index is built beside the fold when the text looks like JSON.stringify output, and kept only when the
+  // fold finds the text to be its own canonical form; the kept answer is that canonical form either way.
+  const answer = answerOf(600_000);
+  const canonical = JSON.stringify(answer);
+  it.each([
+    ['its own canonical form', canonical],
+    ['pretty-printed', JSON.stringify(answer, null, 1)],
+    ['looking canonical but not (1.0 spelled out)', `{"pad":1.0,${canonical.slice(1)}`],
+  ])('%s: keeps the canonical form and reads it through its index', async (_, text) => {
+    const plan = await engine.prepareAnswer(text, { envelopeJson: '{}', kind: 'text', session: OWNER.session });
+    expect(plan.kind).toBe('fold');
+    await engine.commit(plan, OWNER.session, null);
+    const { handle } = JSON.parse(plan.foldedJson!) as { handle: string };
+    expect(await itemsAt(handle, 14_000)).toEqual(answer.items.slice(14_000, 14_002));
+    if (text.startsWith('{"pad"')) {
+      const pad = JSON.parse(await engine.query(JSON.stringify({ handle, path: '$.pad' }), OWNER.session));
+      expect(pad.value).toBe(1);
+    }
+  });
+});

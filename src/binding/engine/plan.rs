@@ -206,6 +206,14 @@ pub(super) fn beside_index<T: Send>(
   })
 }
 
+/// Whether `text` may be `JSON.stringify` output of an object or array: no whitespace after its opening bracket.
+/// Only a bet; the fold's canonical form decides.
+fn looks_stringified(text: &str) -> bool {
+  let bytes = text.as_bytes();
+  matches!(bytes.first(), Some(b'{' | b'['))
+    && !matches!(bytes.get(1), None | Some(b' ' | b'\n' | b'\r' | b'\t'))
+}
+
 pub(super) fn fold_plan(
   settings: &FoldSettings,
   kept: Kept<'_>,
@@ -230,18 +238,33 @@ pub(super) fn fold_plan(
       json,
       None,
     ),
-    // A text's canonical form comes out of its fold; the index reads that.
-    Kept::Text(text) => match fold_answer(AnswerSource::Text(text), settings)? {
-      FoldOutcome::Folded(mut folded) => {
-        let canonical = folded
-          .canonical_json
-          .take()
-          .unwrap_or_else(|| text.to_string());
-        let ((), index) = beside_index(&canonical, || (), false, threads);
-        (FoldOutcome::Folded(folded), Cow::Owned(canonical), index)
+    // A text's canonical form comes out of its fold, and the index must read that. A text that looks like
+    // `JSON.stringify` output mostly is its own canonical form: its index is built beside the fold and kept when
+    // the two are byte for byte the same (the same text gives the same index), else built again from the form.
+    Kept::Text(text) => {
+      let bet = text.len() > settings.threshold_bytes && looks_stringified(text);
+      let fold = || fold_answer(AnswerSource::Text(text), settings);
+      let (folded, early_index) = if bet {
+        beside_index(text, fold, false, threads)
+      } else {
+        (fold(), None)
+      };
+      match folded? {
+        FoldOutcome::Folded(mut folded) => {
+          let canonical = folded
+            .canonical_json
+            .take()
+            .unwrap_or_else(|| text.to_string());
+          let index = if bet && canonical == text {
+            early_index
+          } else {
+            beside_index(&canonical, || (), false, threads).1
+          };
+          (FoldOutcome::Folded(folded), Cow::Owned(canonical), index)
+        }
+        whole => (whole, Cow::Borrowed(text), None),
       }
-      whole => (whole, Cow::Borrowed(text), None),
-    },
+    }
   };
   let folded = match folded {
     FoldOutcome::Whole { bytes } => return Ok(pass("under-threshold", Some(bytes as u64))),
