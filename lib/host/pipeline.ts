@@ -162,9 +162,8 @@ function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | 
   const text = split.text;
   if (text === undefined || text.length > threshold) return false;
   if (split.structured !== undefined) {
-    // At most 3 bytes per UTF-16 unit once well-formed.
     if (EXPONENT.test(text) || !text.isWellFormed()) return false;
-    return text.length * 3 <= threshold || Buffer.byteLength(text) <= threshold;
+    return utf8Within(text, threshold);
   }
   // At most 6 bytes per UTF-16 unit (`\u0001`), plus the quotes.
   if (text.length * 6 + 2 <= threshold) return true;
@@ -173,6 +172,12 @@ function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | 
   // surrogates; a JSON text's canonical form is never longer than the text but for exponents.
   if (bytes + text.length + 2 <= threshold && text.isWellFormed() && !RARE_ESCAPE_OR_EXPONENT.test(text)) return true;
   return scan?.(text) ?? false;
+}
+
+/** Whether a well-formed string is at most `threshold` bytes in UTF-8 (at most 3 bytes per UTF-16 unit). */
+function utf8Within(text: string, threshold: number): boolean {
+  if (text.length > threshold) return false;
+  return text.length * 3 <= threshold || Buffer.byteLength(text) <= threshold;
 }
 
 /** A character `JSON.stringify` writes as a six-character `\uXXXX` escape, or a number with an exponent (one pass). */
@@ -426,11 +431,10 @@ export class HostPipeline {
     });
   }
 
-  /** Whether a `JSON.stringify` output is no longer than the threshold in UTF-8 (at most 3 bytes per unit). */
+  /** Whether a `JSON.stringify` output (well-formed: it escapes lone surrogates) is no longer than the threshold. */
   private jsonCertainlyUnder(json: string): boolean {
     const threshold = this.settings.thresholdBytes;
-    if (threshold === undefined || json.length > threshold) return false;
-    return json.length * 3 <= threshold || Buffer.byteLength(json) <= threshold;
+    return threshold !== undefined && utf8Within(json, threshold);
   }
 
   /** The answer `foldPolicy` sees: structuredContent, or the text (parsed when it holds JSON). */

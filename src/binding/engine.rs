@@ -19,7 +19,7 @@ mod plan;
 use super::error::{run_async, run_blocking, run_sync};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
-use super::text::{JsText, LazyJsText};
+use super::text::{utf8_room, JsText, LazyJsText};
 use super::warm::AnswerBuffer;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
@@ -261,9 +261,9 @@ impl ResultHandlesEngine {
   pub fn reserve_answer(&self, units: u32) -> AnswerBuffer {
     // No JS string is longer than V8's limit (2^29 - 24 units): a larger number is not a length.
     let units = (units as usize).min(MAX_STRING_UNITS);
-    // Room for the worst case (3 UTF-8 bytes per unit, and V8's NUL); only pages written are ever resident, and
-    // the pages an ASCII answer fills are the ones touched.
-    AnswerBuffer::reserve(units.saturating_mul(3).saturating_add(1), units)
+    // Room for the worst case; only pages written are ever resident, and the pages an ASCII answer fills are the
+    // ones touched.
+    AnswerBuffer::reserve(utf8_room(units), units)
   }
 
   /// `prepare` for a CallToolResult the host split, so that the text repeating structuredContent never crosses:

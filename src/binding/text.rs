@@ -39,10 +39,8 @@ unsafe fn read_utf8(
   mut bytes: Vec<u8>,
 ) -> Result<String> {
   let units = unsafe { utf16_len(env, value) }?;
-  // Room for the terminating NUL V8 writes.
-  let capacity = units.saturating_mul(3).saturating_add(1);
   bytes.clear();
-  bytes.reserve(capacity);
+  bytes.reserve(utf8_room(units));
   let capacity = bytes.capacity();
   let mut written = 0;
   check_status!(
@@ -62,6 +60,11 @@ unsafe fn read_utf8(
   unsafe { bytes.set_len(written.min(capacity)) };
   bytes.shrink_to(sealable_capacity(bytes.len()));
   Ok(unsafe { String::from_utf8_unchecked(bytes) })
+}
+
+/// Room for the UTF-8 copy of a string of `units` UTF-16 units: at most 3 bytes each, and the NUL V8 writes.
+pub fn utf8_room(units: usize) -> usize {
+  units.saturating_mul(3).saturating_add(1)
 }
 
 /// Room for `len` bytes and what sealing adds in place (a header and a tag per 64 KiB chunk).

@@ -206,14 +206,6 @@ pub(super) fn beside_index<T: Send>(
   })
 }
 
-/// Whether `text` may be `JSON.stringify` output of an object or array: no whitespace after its opening bracket.
-/// Only a bet; the fold's canonical form decides.
-fn looks_stringified(text: &str) -> bool {
-  let bytes = text.as_bytes();
-  matches!(bytes.first(), Some(b'{' | b'['))
-    && !matches!(bytes.get(1), None | Some(b' ' | b'\n' | b'\r' | b'\t'))
-}
-
 pub(super) fn fold_plan(
   settings: &FoldSettings,
   kept: Kept<'_>,
@@ -238,11 +230,11 @@ pub(super) fn fold_plan(
       json,
       None,
     ),
-    // A text's canonical form comes out of its fold, and the index must read that. A text that looks like
-    // `JSON.stringify` output mostly is its own canonical form: its index is built beside the fold and kept when
-    // the two are byte for byte the same (the same text gives the same index), else built again from the form.
+    // A text's canonical form comes out of its fold, and the index must read that. A large text is mostly its own
+    // canonical form (`JSON.stringify` output): its index is built beside the fold and kept when the two are byte
+    // for byte the same (the same text gives the same index), else built again from the form.
     Kept::Text(text) => {
-      let bet = text.len() > settings.threshold_bytes && looks_stringified(text);
+      let bet = text.len() > settings.threshold_bytes;
       let fold = || fold_answer(AnswerSource::Text(text), settings);
       let (folded, early_index) = if bet {
         beside_index(text, fold, false, threads)
