@@ -370,6 +370,17 @@ fn deep_nesting_is_scanned_and_skipped_without_recursion() {
 proptest::proptest! {
   #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
 
+  /// Long runs of plain bytes (the eight-at-a-time path) broken anywhere by characters that grow when quoted,
+  /// multi-byte ones among them: the count is what serde_json (which quotes strings as JS does) writes.
+  #[test]
+  fn quoted_len_counts_what_is_written(
+    picks in proptest::collection::vec(0usize..10, 0..300),
+  ) {
+    const ALPHABET: [&str; 10] = ["a", "plain text", "\"", "\\", "\n", "\u{1}", "\u{1f}", "é", "😀", "\u{7f}"];
+    let text: String = picks.iter().map(|&pick| ALPHABET[pick]).collect();
+    proptest::prop_assert_eq!(quoted_len(&text), serde_json::to_string(&text).expect("a string").len());
+  }
+
   /// Any string without a lone surrogate, each character escaped one of three ways: the decoder reads what
   /// serde_json reads, and the writer prints what serde_json prints (the two agree on strings).
   #[test]

