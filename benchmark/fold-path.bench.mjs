@@ -7,7 +7,9 @@
 //           object, HKDF + one AES-256-GCM seal with node:crypto, a Map store.
 // Runs are interleaved (one call of each contender per round) and medians reported. Peak RSS is measured in a child
 // process per contender (process.resourceUsage().maxRSS cannot be reset). Run after a release build:
-//   npm run build && node benchmark/fold-path.bench.mjs
+//   npm run build && node --expose-gc benchmark/fold-path.bench.mjs
+// `--under-only` stops after the calls under the threshold; `--mb=1,10` folds only those sizes (the result_query row
+// needs 10, the peak RSS rows 50).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
@@ -300,6 +302,21 @@ function peakRss(kind, mb) {
 }
 
 // ─── run ────────────────────────────────────────────────────────────────────
+/** Answer sizes folded (MB) and runs of each; `--mb=1,10` keeps some (the result_query row needs 10). */
+const FOLD_SIZES = (() => {
+  const all = [
+    [1, 25],
+    [10, 7],
+    [50, 3],
+  ];
+  const chosen = process.argv
+    .find((arg) => arg.startsWith('--mb='))
+    ?.slice(5)
+    .split(',')
+    .map(Number);
+  return chosen ? all.filter(([mb]) => chosen.includes(mb)) : all;
+})();
+
 async function main() {
   const [none, native, lean] = await Promise.all(['none', 'native', 'lean'].map(connect));
   const cpuClock = typeof process.threadCpuUsage === 'function' ? 'process.threadCpuUsage' : 'schedstat';
@@ -349,11 +366,7 @@ async function main() {
   );
   console.log(row(['---', '---', '---', '---', '---']));
   const handles = {};
-  for (const [mb, runs] of [
-    [1, 25],
-    [10, 7],
-    [50, 3],
-  ]) {
+  for (const [mb, runs] of FOLD_SIZES) {
     const answer = ordersAnswer(mb * MB, makeOrder);
     payload = structuredResult(answer);
     const stringify = [];
@@ -404,6 +417,13 @@ async function main() {
     payload = structuredResult({});
   }
 
+  if (handles.native !== undefined) await queryRow(native, lean, handles);
+  if (FOLD_SIZES.some(([mb]) => mb === 50)) rssRows();
+  await Promise.all([none, native, lean].map((client) => client.close()));
+}
+
+/** The result_query row: the last 20 orders of the kept 10 MB answer, package against the lean fold's store. */
+async function queryRow(native, lean, handles) {
   console.log('\nresult_query: the last 20 orders of the kept 10 MB answer, through the client\n');
   const query = (client, handle) =>
     client.callTool({
@@ -420,7 +440,10 @@ async function main() {
   }
   const [qn, ql] = [median(queries.native), median(queries.lean)];
   console.log(`package ${ms(qn)}, lean plain JS ${ms(ql)} (${(ql / qn).toFixed(1)}× faster natively)`);
+}
 
+/** Peak RSS folding 50 MB, one child process per contender. */
+function rssRows() {
   console.log('\nPeak RSS while folding 50 MB, beyond the idle server holding the built answer (own process each)\n');
   const names = { none: 'no plugin (the answer sent whole)', native: 'package', lean: 'lean plain JS' };
   for (const kind of ['none', 'native', 'lean']) {
@@ -430,7 +453,6 @@ async function main() {
         `(${(peakBeyond / answerBytes).toFixed(2)}× the answer's ${(answerBytes / MB).toFixed(0)} MB)`,
     );
   }
-  await Promise.all([none, native, lean].map((client) => client.close()));
 }
 
 if (process.argv[2] === '--rss') await rssChild(process.argv[3], Number(process.argv[4]));
