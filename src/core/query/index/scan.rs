@@ -9,6 +9,7 @@ use memchr::memchr2;
 
 use super::{IndexSettings, Node};
 use crate::core::json::decode::{decode_str, escape_at, Escaped};
+use crate::core::json::words::{may_stop_string, word_at};
 
 pub(super) struct Scan<'a> {
   bytes: &'a [u8],
@@ -101,11 +102,44 @@ impl Scan<'_> {
       return self.skip().map(|()| None);
     }
     match self.peek()? {
+      b'[' | b'{' if self.pass_small_container() => Some(None),
       b'[' => self.array(depth),
       b'{' => self.object(depth),
       b'"' => self.text(),
       _ => self.skip().map(|()| None),
     }
+  }
+
+  /// Past the container opening here when it closes within `min_span` bytes and holds no escape: it is never
+  /// recorded, nor is anything in it (a child spans less than its parent), so it needs no walk, only its end. The
+  /// look ahead stops at `min_span` bytes, so a large container costs at most that much more; one with an escape
+  /// goes the careful way, which reads escapes for lone surrogates (10 MB orders answer: index 14.5 -> 5.7 ms).
+  fn pass_small_container(&mut self) -> bool {
+    let limit = self.bytes.len().min(self.at + self.settings.min_span);
+    let mut depth = 0usize;
+    let mut at = self.at;
+    while at < limit {
+      match self.bytes[at] {
+        b'"' => match string_end_without_escape(self.bytes, at + 1, limit) {
+          Some(end) => at = end,
+          None => return false,
+        },
+        b'[' | b'{' => depth += 1,
+        b']' | b'}' => {
+          let Some(open) = depth.checked_sub(1) else {
+            return false;
+          };
+          if open == 0 {
+            self.at = at + 1;
+            return true;
+          }
+          depth = open;
+        }
+        _ => {}
+      }
+      at += 1;
+    }
+    false
   }
 
   /// A string literal: past it, and recorded when it spans more than `min_span` bytes.
@@ -274,6 +308,23 @@ impl Scan<'_> {
       children,
     }))
   }
+}
+
+/// The closing quote of the string whose content starts at `from`, when it comes before `limit` with no backslash
+/// on the way.
+fn string_end_without_escape(bytes: &[u8], mut at: usize, limit: usize) -> Option<usize> {
+  while at < limit {
+    if word_at(bytes, at).is_some_and(|word| !may_stop_string(word)) {
+      at += 8;
+      continue;
+    }
+    match bytes[at] {
+      b'"' => return Some(at),
+      b'\\' => return None,
+      _ => at += 1,
+    }
+  }
+  None
 }
 
 /// A key's text (with its quotes) as the string it names; `None` for a lone surrogate, which no `String` holds.

@@ -182,6 +182,9 @@ fn no_index_for_small_invalid_or_lone_surrogate_answers() {
   assert!(build_index(&format!("{list} x"), TINY).is_none());
   assert!(build_index(&format!("[{list},01]"), TINY).is_none());
   assert!(build_index(&format!("[{list},\"\\ud83d\"]"), TINY).is_none());
+  // In a small container, passed without a walk unless it holds an escape.
+  assert!(build_index(&format!("[{list},{{\"a\":[\"\\ud83d\"]}}]"), TINY).is_none());
+
   assert!(build_index(&format!("[{list},\"\\ud83d\\ude00\"]"), TINY).is_some());
   // Deeper than serde_json reads: both routes refuse the item the same way.
   let deep = format!("[{}{list}{}]", "[".repeat(130), "]".repeat(130));
@@ -194,6 +197,26 @@ fn no_index_for_small_invalid_or_lone_surrogate_answers() {
   );
   assert!(build_index(&format!("\"{}\"", "x".repeat(100)), TINY).is_some());
   assert!(build_index(&format!("\"{}\\udc00\"", "x".repeat(100)), TINY).is_none());
+}
+
+#[test]
+fn small_containers_with_brackets_in_strings_are_passed_to_their_end() {
+  let items: Vec<Value> = (0..40)
+    .map(|i| json!({"id": i, "note": if i == 9 { "]\"" } else { "]}[{" }, "tags": [format!("}}{i}]"), "x"]}))
+    .collect();
+  let text = serde_json::to_string(&json!({"items": items, "after": "]"})).unwrap();
+  let index = build_index(&text, TINY).expect("indexed");
+  let window = args(json!({"handle": "h", "path": "$.items", "offset": 3, "limit": 30}));
+  assert!(compare(&text, &index, &window, usize::MAX));
+  // Not recorded (too small): compare still checks that the index does not claim them wrongly.
+  for path in ["$.after", "$.items[39].tags", "$.items[9]"] {
+    compare(
+      &text,
+      &index,
+      &args(json!({"handle": "h", "path": path})),
+      usize::MAX,
+    );
+  }
 }
 
 #[test]
@@ -254,8 +277,8 @@ fn leaf() -> impl Strategy<Value = Value> {
     any::<bool>().prop_map(Value::Bool),
     any::<i64>().prop_map(Value::from),
     (-1e25f64..1e25).prop_map(|f| json!(f)),
-    "[a-z é😀\"\\\\\n/\u{1}]{0,10}".prop_map(Value::String),
-    "[a-z é😀\"\\\\\n/\u{1}\u{10000}]{30,90}".prop_map(Value::String),
+    "[a-z é😀\"\\\\\n/\u{1}\\[\\]{}]{0,10}".prop_map(Value::String),
+    "[a-z é😀\"\\\\\n/\u{1}\u{10000}\\[\\]{}]{30,90}".prop_map(Value::String),
   ]
 }
 
