@@ -5,9 +5,7 @@
 //! (to echo JS's spelling), UTF-16 counts, and no recursion at all (10k-deep answers). The grammar is RFC 8259,
 //! the same `JSON.parse` accepts. Strings are left raw ([`RawStr`]); [`super::decode`] reads their escapes.
 
-use memchr::memchr2;
-
-use super::words::{may_stop_string, word_at};
+use super::words::{find_quote_or_backslash, may_stop_string, word_at};
 
 /// A string token: the text between the quotes, escapes still in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -373,10 +371,9 @@ impl<'a> Scanner<'a> {
   /// The position after the closing quote of a string whose content starts at `from`.
   fn string_end(&self, mut from: usize) -> Result<usize, ScanError> {
     loop {
-      let Some(found) = memchr2(b'"', b'\\', &self.bytes[from..]) else {
+      let Some(at) = find_quote_or_backslash(self.bytes, from) else {
         return Err(ScanError { offset: from });
       };
-      let at = from + found;
       if self.bytes[at] == b'"' {
         return Ok(at + 1);
       }

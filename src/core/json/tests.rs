@@ -370,6 +370,22 @@ fn deep_nesting_is_scanned_and_skipped_without_recursion() {
 proptest::proptest! {
   #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
 
+  /// Quotes and backslashes among the bytes the word test could mistake for them (`#` and `]` follow them by
+  /// one; zero bytes), from any start: found exactly where a byte loop finds them.
+  #[test]
+  fn the_quote_or_backslash_is_found_where_a_byte_loop_finds_it(
+    picks in proptest::collection::vec(0usize..8, 0..120),
+    from in 0usize..130,
+  ) {
+    const BYTES: [u8; 8] = [b'"', b'\\', b'#', b']', b'a', 0, 1, 0xff];
+    let bytes: Vec<u8> = picks.iter().map(|&pick| BYTES[pick]).collect();
+    let expected = bytes
+      .get(from..)
+      .and_then(|rest| rest.iter().position(|&b| b == b'"' || b == b'\\'))
+      .map(|found| from + found);
+    proptest::prop_assert_eq!(find_quote_or_backslash(&bytes, from), expected);
+  }
+
   /// Long runs of plain bytes (the eight-at-a-time path) broken anywhere by characters that grow when quoted,
   /// multi-byte ones among them: the count is what serde_json (which quotes strings as JS does) writes.
   #[test]

@@ -61,3 +61,26 @@ pub(crate) fn find_byte(bytes: &[u8], from: usize, byte: u8) -> usize {
     .and_then(|rest| rest.iter().position(|&b| b == byte))
     .map_or(bytes.len(), |found| at + found)
 }
+
+/// Where the first quote or backslash at or after `from` is (the end of a run of string content, control
+/// characters aside), or `None`. Word by word first, then `memchr2` once the run is long.
+pub(crate) fn find_quote_or_backslash(bytes: &[u8], from: usize) -> Option<usize> {
+  let mut at = from;
+  while let Some(word) = word_at(bytes, at) {
+    // Exact: each test's false alarms only follow its own true zero byte, so the lowest bit of either is true.
+    let stops =
+      zero_bytes(word ^ (ONES * u64::from(b'"'))) | zero_bytes(word ^ (ONES * u64::from(b'\\')));
+    if stops != 0 {
+      return Some(at + (stops.trailing_zeros() / 8) as usize);
+    }
+    at += 8;
+    if at - from >= 32 {
+      return memchr::memchr2(b'"', b'\\', bytes.get(at..)?).map(|found| at + found);
+    }
+  }
+  let rest = bytes.get(at..)?;
+  rest
+    .iter()
+    .position(|&b| b == b'"' || b == b'\\')
+    .map(|found| at + found)
+}
