@@ -125,15 +125,47 @@ impl<'t> Tape<'t> {
   }
 }
 
-/// Whether any of the eight bytes is a quote, a backslash or a control character (the classic "has a zero byte" and
-/// "has a byte below n" tests).
-fn may_stop_string(word: u64) -> bool {
+/// The first byte at or after `at` that may end a run of plain string content (a quote, a backslash or a control
+/// character), or `bytes.len()`. Eight bytes at a time; in the first word byte by byte (most keys and values are
+/// that short, and there the branches run ahead of the data), past it read off the word's mask: the lowest flagged
+/// byte of [`string_stops`] is exact, so a long run is not rescanned.
+#[inline(always)]
+fn string_stop(bytes: &[u8], mut at: usize) -> usize {
+  let stops_here = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+  match bytes.get(at..at + 8) {
+    Some(word) if string_stops(u64::from_le_bytes(word.try_into().unwrap_or_default())) != 0 => {
+      return word
+        .iter()
+        .position(|&b| stops_here(b))
+        .map_or(at + 8, |i| at + i);
+    }
+    Some(_) => at += 8,
+    None => {}
+  }
+  while let Some(word) = bytes.get(at..at + 8) {
+    let stops = string_stops(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+    if stops != 0 {
+      return at + (stops.trailing_zeros() / 8) as usize;
+    }
+    at += 8;
+  }
+  let tail = bytes.get(at..).unwrap_or_default();
+  at + tail
+    .iter()
+    .position(|&b| stops_here(b))
+    .unwrap_or(tail.len())
+}
+
+/// The high bit of each byte of `word` (little-endian) that is a quote, a backslash or a control character, exact
+/// up to the lowest one (the classic "has a zero byte" and "has a byte below n" tests).
+#[inline(always)]
+fn string_stops(word: u64) -> u64 {
   const ONES: u64 = 0x0101_0101_0101_0101;
   const HIGHS: u64 = 0x8080_8080_8080_8080;
-  let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
-  has_zero(word ^ (ONES * u64::from(b'"')))
-    || has_zero(word ^ (ONES * u64::from(b'\\')))
-    || word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0
+  let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+  zeros(word ^ (ONES * u64::from(b'"')))
+    | zeros(word ^ (ONES * u64::from(b'\\')))
+    | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
 }
 
 /// One pass over the text, checking RFC 8259's grammar (what `JSON.parse` accepts) while it writes the entries.
@@ -353,21 +385,7 @@ impl Builder<'_> {
     let mut i = start;
     let mut escaped = false;
     loop {
-      // Eight bytes at a time while none of them can end the run, then byte by byte.
-      while let Some(word) = self.bytes.get(i..i + 8) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        if may_stop_string(word) {
-          break;
-        }
-        i += 8;
-      }
-      while self
-        .bytes
-        .get(i)
-        .is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20)
-      {
-        i += 1;
-      }
+      i = string_stop(self.bytes, i);
       match self.bytes.get(i)? {
         b'"' => break,
         b'\\' => {

@@ -9,7 +9,7 @@
 
 #[cfg(doc)]
 use super::Tape;
-use super::{may_stop_string, Builder, UNRECORDED};
+use super::{string_stop, Builder, UNRECORDED};
 use crate::core::query::MAX_QUERY_DEPTH;
 
 impl Builder<'_> {
@@ -89,19 +89,13 @@ fn close_if_empty(bytes: &[u8], at: &mut usize) -> bool {
 /// Past the closing quote of the string whose content starts at `at`.
 fn past_string(bytes: &[u8], mut at: usize) -> Option<usize> {
   loop {
-    while let Some(word) = bytes.get(at..at + 8) {
-      if may_stop_string(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
-        break;
-      }
-      at += 8;
-    }
-    while bytes.get(at).is_some_and(|&b| b != b'"' && b != b'\\') {
-      at += 1;
-    }
+    at = string_stop(bytes, at);
     match *bytes.get(at)? {
       b'"' => return Some(at + 1),
       // The escape is valid (the text is certified): its second byte is never the closing quote.
-      _ => at += 2,
+      b'\\' => at += 2,
+      // A control character, which certified text holds in no string: plain content all the same.
+      _ => at += 1,
     }
   }
 }
