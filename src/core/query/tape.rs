@@ -126,46 +126,64 @@ impl<'t> Tape<'t> {
 }
 
 /// The first byte at or after `at` that may end a run of plain string content (a quote, a backslash or a control
-/// character), or `bytes.len()`. Eight bytes at a time; in the first word byte by byte (most keys and values are
-/// that short, and there the branches run ahead of the data), past it read off the word's mask: the lowest flagged
-/// byte of [`string_stops`] is exact, so a long run is not rescanned.
+/// character), or `bytes.len()`. Eight bytes at a time. A stop in the first word is found byte by byte (most keys
+/// and values are that short, and there the branches run ahead of the data); a later one is read off the word's
+/// mask, whose lowest flagged byte is exact, so a long run is not rescanned.
 #[inline(always)]
 fn string_stop(bytes: &[u8], mut at: usize) -> usize {
-  let stops_here = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
-  match bytes.get(at..at + 8) {
-    Some(word) if string_stops(u64::from_le_bytes(word.try_into().unwrap_or_default())) != 0 => {
-      return word
-        .iter()
-        .position(|&b| stops_here(b))
-        .map_or(at + 8, |i| at + i);
-    }
-    Some(_) => at += 8,
-    None => {}
-  }
-  while let Some(word) = bytes.get(at..at + 8) {
-    let stops = string_stops(u64::from_le_bytes(word.try_into().unwrap_or_default()));
-    if stops != 0 {
-      return at + (stops.trailing_zeros() / 8) as usize;
-    }
+  let word_at = |at: usize| {
+    let word = bytes.get(at..at + 8)?;
+    Some(u64::from_le_bytes(word.try_into().unwrap_or_default()))
+  };
+  if word_at(at).is_some_and(|word| !may_stop_string(word)) {
     at += 8;
+    while let Some(word) = word_at(at) {
+      let stops = string_stops(word);
+      if stops != 0 {
+        return at + (stops.trailing_zeros() / 8) as usize;
+      }
+      at += 8;
+    }
   }
-  let tail = bytes.get(at..).unwrap_or_default();
-  at + tail
-    .iter()
-    .position(|&b| stops_here(b))
-    .unwrap_or(tail.len())
+  while bytes
+    .get(at)
+    .is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20)
+  {
+    at += 1;
+  }
+  at
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
 /// The high bit of each byte of `word` (little-endian) that is a quote, a backslash or a control character, exact
-/// up to the lowest one (the classic "has a zero byte" and "has a byte below n" tests).
+/// up to the lowest one (a false flag only ever sits above a true one).
 #[inline(always)]
 fn string_stops(word: u64) -> u64 {
-  const ONES: u64 = 0x0101_0101_0101_0101;
-  const HIGHS: u64 = 0x8080_8080_8080_8080;
-  let zeros = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-  zeros(word ^ (ONES * u64::from(b'"')))
-    | zeros(word ^ (ONES * u64::from(b'\\')))
-    | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
+  zero_bytes(word ^ (ONES * u64::from(b'"')))
+    | zero_bytes(word ^ (ONES * u64::from(b'\\')))
+    | control_bytes(word)
+}
+
+/// Whether [`string_stops`] flags a byte, each test skipped once one has.
+#[inline(always)]
+fn may_stop_string(word: u64) -> bool {
+  zero_bytes(word ^ (ONES * u64::from(b'"'))) != 0
+    || zero_bytes(word ^ (ONES * u64::from(b'\\'))) != 0
+    || control_bytes(word) != 0
+}
+
+/// The classic "has a zero byte" test, as a mask.
+#[inline(always)]
+fn zero_bytes(word: u64) -> u64 {
+  word.wrapping_sub(ONES) & !word & HIGHS
+}
+
+/// The classic "has a byte below n" test, for n = 0x20, as a mask.
+#[inline(always)]
+fn control_bytes(word: u64) -> u64 {
+  word.wrapping_sub(ONES * 0x20) & !word & HIGHS
 }
 
 /// One pass over the text, checking RFC 8259's grammar (what `JSON.parse` accepts) while it writes the entries.
