@@ -217,6 +217,15 @@ mod generated {
         .find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..=0x1f))
         .unwrap_or(bytes.len().max(from));
       prop_assert_eq!(super::string_stop(&bytes, from), naive);
+      // Both ways of reading long runs agree up to their last whole step (then `string_stop` goes byte by byte).
+      let by_words = super::long_string_stop_by_words(&bytes, from);
+      let wide = super::long_string_stop(&bytes, from);
+      if naive + 16 <= bytes.len() {
+        prop_assert_eq!(wide, naive);
+      }
+      if naive + 8 <= bytes.len() {
+        prop_assert_eq!(by_words, naive);
+      }
     }
 
     #[test]
