@@ -162,12 +162,15 @@ fn the_passes_agree_on_strings_with_escapes_at_every_offset() {
   }
 }
 
-mod generated {
+/// Generated JSON for the property tests here and in `pass/tests.rs`.
+pub(super) mod generated {
   use super::assert_same_tapes;
   use proptest::prelude::*;
   use serde_json::Value;
 
-  fn value() -> impl Strategy<Value = Value> {
+  /// Any JSON value, its strings and keys full of what the scans stop at: quotes, backslashes (in runs too), brackets,
+  /// digits and exponent letters, control characters, non-ASCII.
+  pub(in crate::core::query::tape) fn value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
       Just(Value::Null),
       any::<bool>().prop_map(Value::Bool),
@@ -177,12 +180,13 @@ mod generated {
         .prop_map(Value::from),
       "[a-z \"\\\\\\[\\]{},:é\u{1}]{0,8}".prop_map(Value::String),
       // Long ones, so that escapes and quotes fall at every offset of a scanned word or block.
-      "[a-z0-9 \"\\\\\\[\\]{},:é😀\u{1f}\u{7f}]{0,150}".prop_map(Value::String),
+      "[a-z0-9eE. \"\\\\\\[\\]{},:é😀\u{1f}\u{7f}]{0,150}".prop_map(Value::String),
+      "\\\\{1,70}".prop_map(Value::String),
     ];
-    leaf.prop_recursive(6, 120, 8, |inner| {
+    leaf.prop_recursive(6, 160, 10, |inner| {
       prop_oneof![
-        prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-        prop::collection::vec(("[a-c\"{]{0,2}", inner), 0..6)
+        prop::collection::vec(inner.clone(), 0..10).prop_map(Value::Array),
+        prop::collection::vec(("[a-c\"\\\\{]{0,70}", inner), 0..6)
           .prop_map(|members| Value::Object(members.into_iter().collect())),
       ]
     })

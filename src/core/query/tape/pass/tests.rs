@@ -152,28 +152,7 @@ fn the_scans_agree_on_nesting_at_the_bound() {
 
 mod generated {
   use super::*;
-  use serde_json::Value;
-
-  fn value() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-      Just(Value::Null),
-      any::<bool>().prop_map(Value::Bool),
-      any::<i64>().prop_map(Value::from),
-      any::<f64>()
-        .prop_filter("finite", |f| f.is_finite())
-        .prop_map(Value::from),
-      "[a-z \"\\\\\\[\\]{},:é\u{1}]{0,8}".prop_map(Value::String),
-      "[a-z0-9eE. \"\\\\\\[\\]{},:é😀]{0,150}".prop_map(Value::String),
-      "\\\\{1,70}".prop_map(Value::String),
-    ];
-    leaf.prop_recursive(6, 160, 10, |inner| {
-      prop_oneof![
-        prop::collection::vec(inner.clone(), 0..10).prop_map(Value::Array),
-        prop::collection::vec(("[a-c\"\\\\{]{0,70}", inner), 0..6)
-          .prop_map(|members| Value::Object(members.into_iter().collect())),
-      ]
-    })
-  }
+  use crate::core::query::tape::tests::generated::value;
 
   fn block_bytes() -> impl Strategy<Value = [u8; 64]> {
     let byte = prop_oneof![
