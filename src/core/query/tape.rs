@@ -125,15 +125,96 @@ impl<'t> Tape<'t> {
   }
 }
 
-/// Whether any of the eight bytes is a quote, a backslash or a control character (the classic "has a zero byte" and
-/// "has a byte below n" tests).
+/// The first byte at or after `at` that may end a run of plain string content (a quote, a backslash or a control
+/// character), or `bytes.len()`. A stop in the first eight bytes is found byte by byte (most keys and values are
+/// that short, and there the branches run ahead of the data: reading the stop off a mask makes the next token wait
+/// for it, measured slower on short strings); past them, the stop is read off a mask of many bytes at once.
+#[inline(always)]
+fn string_stop(bytes: &[u8], mut at: usize) -> usize {
+  if bytes
+    .get(at..at + 8)
+    .is_some_and(|word| !may_stop_string(u64::from_le_bytes(word.try_into().unwrap_or_default())))
+  {
+    at = long_string_stop(bytes, at + 8);
+  }
+  while bytes
+    .get(at)
+    .is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20)
+  {
+    at += 1;
+  }
+  at
+}
+
+/// [`string_stop`] sixteen bytes at a time with SSE2 (in every x86_64), or the first byte of the last sixteen.
+#[cfg(target_arch = "x86_64")]
+fn long_string_stop(bytes: &[u8], mut at: usize) -> usize {
+  use safe_arch::*;
+  while let Some(chunk) = bytes.get(at..at + 16) {
+    let chunk = load_unaligned_m128i(chunk.try_into().unwrap_or(&[0; 16]));
+    let equal = |byte: u8| cmp_eq_mask_i8_m128i(chunk, set_splat_i8_m128i(byte as i8));
+    let control = cmp_eq_mask_i8_m128i(min_u8_m128i(chunk, set_splat_i8_m128i(0x1f)), chunk);
+    let stops = move_mask_i8_m128i(bitor_m128i(bitor_m128i(equal(b'"'), equal(b'\\')), control));
+    if stops != 0 {
+      return at + stops.trailing_zeros() as usize;
+    }
+    at += 16;
+  }
+  at
+}
+
+/// [`long_string_stop`] where SSE2 is not at hand.
+#[cfg(not(target_arch = "x86_64"))]
+fn long_string_stop(bytes: &[u8], at: usize) -> usize {
+  long_string_stop_by_words(bytes, at)
+}
+
+/// [`long_string_stop`] eight bytes at a time ([`string_stops`]: its lowest flagged byte is exact), or the first
+/// byte of the last eight.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn long_string_stop_by_words(bytes: &[u8], mut at: usize) -> usize {
+  while let Some(word) = bytes.get(at..at + 8) {
+    let stops = string_stops(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+    if stops != 0 {
+      return at + (stops.trailing_zeros() / 8) as usize;
+    }
+    at += 8;
+  }
+  at
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `word` (little-endian) that is a quote, a backslash or a control character, exact
+/// up to the lowest one (a false flag only ever sits above a true one).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn string_stops(word: u64) -> u64 {
+  zero_bytes(word ^ (ONES * u64::from(b'"')))
+    | zero_bytes(word ^ (ONES * u64::from(b'\\')))
+    | control_bytes(word)
+}
+
+/// Whether any byte of `word` is a quote, a backslash or a control character, each test skipped once one has
+/// found one.
+#[inline(always)]
 fn may_stop_string(word: u64) -> bool {
-  const ONES: u64 = 0x0101_0101_0101_0101;
-  const HIGHS: u64 = 0x8080_8080_8080_8080;
-  let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS != 0;
-  has_zero(word ^ (ONES * u64::from(b'"')))
-    || has_zero(word ^ (ONES * u64::from(b'\\')))
-    || word.wrapping_sub(ONES * 0x20) & !word & HIGHS != 0
+  zero_bytes(word ^ (ONES * u64::from(b'"'))) != 0
+    || zero_bytes(word ^ (ONES * u64::from(b'\\'))) != 0
+    || control_bytes(word) != 0
+}
+
+/// The classic "has a zero byte" test, as a mask.
+#[inline(always)]
+fn zero_bytes(word: u64) -> u64 {
+  word.wrapping_sub(ONES) & !word & HIGHS
+}
+
+/// The classic "has a byte below n" test, for n = 0x20, as a mask.
+#[inline(always)]
+fn control_bytes(word: u64) -> u64 {
+  word.wrapping_sub(ONES * 0x20) & !word & HIGHS
 }
 
 /// One pass over the text, checking RFC 8259's grammar (what `JSON.parse` accepts) while it writes the entries.
@@ -353,21 +434,7 @@ impl Builder<'_> {
     let mut i = start;
     let mut escaped = false;
     loop {
-      // Eight bytes at a time while none of them can end the run, then byte by byte.
-      while let Some(word) = self.bytes.get(i..i + 8) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        if may_stop_string(word) {
-          break;
-        }
-        i += 8;
-      }
-      while self
-        .bytes
-        .get(i)
-        .is_some_and(|&b| b != b'"' && b != b'\\' && b >= 0x20)
-      {
-        i += 1;
-      }
+      i = string_stop(self.bytes, i);
       match self.bytes.get(i)? {
         b'"' => break,
         b'\\' => {

@@ -9,68 +9,130 @@
 
 #[cfg(doc)]
 use super::Tape;
-use super::{may_stop_string, Builder, UNRECORDED};
+use super::{Builder, UNRECORDED};
 use crate::core::query::MAX_QUERY_DEPTH;
+
+#[cfg(target_arch = "x86_64")]
+mod blocks;
+#[cfg(test)]
+mod tests;
+
+/// Passing over a non-empty container: where the scan is, and what it found so far.
+#[derive(Debug, PartialEq, Eq)]
+struct Scan {
+  /// The next byte to read; just past the closing bracket once `depth` is 0.
+  at: usize,
+  /// Open containers around `at`, the passed one included.
+  depth: usize,
+  /// At any depth.
+  commas: u64,
+  /// Among the passed container's own children.
+  top_commas: u32,
+  /// Non-empty containers, the passed one included.
+  filled: u64,
+}
+
+impl Scan {
+  /// At the first byte inside a non-empty container.
+  fn inside(at: usize) -> Scan {
+    Scan {
+      at,
+      depth: 1,
+      commas: 0,
+      top_commas: 0,
+      filled: 1,
+    }
+  }
+}
 
 impl Builder<'_> {
   /// At the first byte inside the container just opened (`entry`, [`UNRECORDED`] or not): past its closing
   /// bracket, with its children counted and the container closed.
   pub(super) fn pass_children(&mut self, entry: u32) -> Option<()> {
-    let bytes = self.bytes;
-    // Open containers around the cursor, the passed one included, and how deep the answer may still go.
-    let mut depth = 1usize;
+    // How deep the answer may still go, the passed container included.
     let room = MAX_QUERY_DEPTH.checked_sub(self.open.len() - 1)?;
     let mut at = self.at;
-    let mut commas: u64 = 0;
-    let mut top_commas: u32 = 0;
-    let mut filled: u64 = 0;
-    if !close_if_empty(bytes, &mut at) {
-      filled += 1;
-      loop {
-        match *bytes.get(at)? {
-          b'"' => at = past_string(bytes, at + 1)?,
-          b'[' | b'{' => {
-            // Checked before the emptiness, as the checking pass counts an empty container open too.
-            if depth + 1 > room {
-              return None;
-            }
-            at += 1;
-            if !close_if_empty(bytes, &mut at) {
-              depth += 1;
-              filled += 1;
-            }
-          }
-          b']' | b'}' => {
-            at += 1;
-            depth -= 1;
-            if depth == 0 {
-              break;
-            }
-          }
-          b',' => {
-            at += 1;
-            commas += 1;
-            if depth == 1 {
-              top_commas += 1;
-            }
-          }
-          b'-' | b'0'..=b'9' => at = past_number(bytes, at)?,
-          _ => at += 1,
-        }
+    let scan = if close_if_empty(self.bytes, &mut at) {
+      Scan {
+        filled: 0,
+        ..Scan::inside(at)
       }
-    }
-    self.at = at;
-    self.nodes += commas + filled;
+    } else {
+      scan(self.bytes, at, room)?
+    };
+    self.at = scan.at;
+    self.nodes += scan.commas + scan.filled;
     self.open.pop();
     if entry != UNRECORDED {
       let next = self.entries.len() as u32;
       let entry = &mut self.entries[entry as usize];
-      entry.end = at as u32;
+      entry.end = scan.at as u32;
       entry.next = next;
-      entry.count = if filled > 0 { top_commas + 1 } else { 0 };
+      entry.count = if scan.filled > 0 {
+        scan.top_commas + 1
+      } else {
+        0
+      };
     }
     Some(())
   }
+}
+
+/// The bytes read one at a time before the scan turns to 64-byte blocks: most passed containers are shorter (a
+/// customer, a list of tags), and a block costs about as much as this many bytes.
+#[cfg(target_arch = "x86_64")]
+const BYTEWISE_FIRST: usize = 64;
+
+/// From the first byte inside a non-empty container (`start`): past its closing bracket, its values counted; `None`
+/// when nesting passes `room` or a number is one serde_json refuses.
+fn scan(bytes: &[u8], start: usize, room: usize) -> Option<Scan> {
+  let mut scan = Scan::inside(start);
+  #[cfg(target_arch = "x86_64")]
+  if !scan_bytewise(bytes, &mut scan, room, start + BYTEWISE_FIRST)? {
+    blocks::scan_blocks(bytes, &mut scan, room)?;
+  }
+  #[cfg(not(target_arch = "x86_64"))]
+  scan_bytewise(bytes, &mut scan, room, usize::MAX)?;
+  Some(scan)
+}
+
+/// [`scan`] a byte at a time, until the container closes (`true`) or the next token starts at `until` or later.
+fn scan_bytewise(bytes: &[u8], scan: &mut Scan, room: usize, until: usize) -> Option<bool> {
+  let mut at = scan.at;
+  while at < until {
+    match *bytes.get(at)? {
+      b'"' => at = past_string(bytes, at + 1)?,
+      b'[' | b'{' => {
+        // Checked before the emptiness, as the checking pass counts an empty container open too.
+        if scan.depth + 1 > room {
+          return None;
+        }
+        at += 1;
+        if !close_if_empty(bytes, &mut at) {
+          scan.depth += 1;
+          scan.filled += 1;
+        }
+      }
+      b']' | b'}' => {
+        at += 1;
+        scan.depth -= 1;
+        if scan.depth == 0 {
+          break;
+        }
+      }
+      b',' => {
+        at += 1;
+        scan.commas += 1;
+        if scan.depth == 1 {
+          scan.top_commas += 1;
+        }
+      }
+      b'-' | b'0'..=b'9' => at = past_number(bytes, at)?,
+      _ => at += 1,
+    }
+  }
+  scan.at = at;
+  Some(scan.depth == 0)
 }
 
 /// Whether the container whose inside starts at `*at` is empty; if so, moves `*at` past its closing bracket.
@@ -89,19 +151,13 @@ fn close_if_empty(bytes: &[u8], at: &mut usize) -> bool {
 /// Past the closing quote of the string whose content starts at `at`.
 fn past_string(bytes: &[u8], mut at: usize) -> Option<usize> {
   loop {
-    while let Some(word) = bytes.get(at..at + 8) {
-      if may_stop_string(u64::from_le_bytes(word.try_into().unwrap_or_default())) {
-        break;
-      }
-      at += 8;
-    }
-    while bytes.get(at).is_some_and(|&b| b != b'"' && b != b'\\') {
-      at += 1;
-    }
+    at = super::string_stop(bytes, at);
     match *bytes.get(at)? {
       b'"' => return Some(at + 1),
       // The escape is valid (the text is certified): its second byte is never the closing quote.
-      _ => at += 2,
+      b'\\' => at += 2,
+      // A control character, which certified text holds in no string: plain content all the same.
+      _ => at += 1,
     }
   }
 }

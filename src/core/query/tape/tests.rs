@@ -126,12 +126,51 @@ fn the_certified_pass_still_checks_numbers_and_nesting() {
   }
 }
 
-mod generated {
+#[test]
+fn string_stop_finds_a_stop_at_every_offset_of_a_word_and_a_block() {
+  for offset in 0..140 {
+    for stop in [b'"', b'\\', b'\n', 0] {
+      for filler in [b'a', 0xc3, 0x7f] {
+        let mut bytes = vec![filler; 150];
+        bytes[offset] = stop;
+        for from in [0, offset.saturating_sub(9), offset] {
+          assert_eq!(
+            string_stop(&bytes, from),
+            offset,
+            "{offset} {stop} {filler} {from}"
+          );
+        }
+        assert_eq!(string_stop(&bytes, offset + 1), 150);
+      }
+    }
+  }
+}
+
+#[test]
+fn the_passes_agree_on_strings_with_escapes_at_every_offset() {
+  for offset in 0..130 {
+    for escape in ["\\\"", "\\\\", "\\u00e9", "\\ud83d\\ude00", "é", "\\n\\\""] {
+      let content = format!("{}{escape}{}", "x".repeat(offset), "y".repeat(offset % 7));
+      let text = format!(r#"{{"k":[["{content}",{{"{content}":"]"}}],"{content}"],"z":1}}"#);
+      assert_same_tapes(&text);
+      let tape = Tape::build(&text).expect("JSON");
+      assert_eq!(
+        tape.nodes(),
+        count_nodes(&serde_json::from_str(&text).expect("JSON"))
+      );
+    }
+  }
+}
+
+/// Generated JSON for the property tests here and in `pass/tests.rs`.
+pub(super) mod generated {
   use super::assert_same_tapes;
   use proptest::prelude::*;
   use serde_json::Value;
 
-  fn value() -> impl Strategy<Value = Value> {
+  /// Any JSON value, its strings and keys full of what the scans stop at: quotes, backslashes (in runs too), brackets,
+  /// digits and exponent letters, control characters, non-ASCII.
+  pub(in crate::core::query::tape) fn value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
       Just(Value::Null),
       any::<bool>().prop_map(Value::Bool),
@@ -140,18 +179,58 @@ mod generated {
         .prop_filter("finite", |f| f.is_finite())
         .prop_map(Value::from),
       "[a-z \"\\\\\\[\\]{},:é\u{1}]{0,8}".prop_map(Value::String),
+      // Long ones, so that escapes and quotes fall at every offset of a scanned word or block.
+      "[a-z0-9eE. \"\\\\\\[\\]{},:é😀\u{1f}\u{7f}]{0,150}".prop_map(Value::String),
+      "\\\\{1,70}".prop_map(Value::String),
     ];
-    leaf.prop_recursive(6, 120, 8, |inner| {
+    leaf.prop_recursive(6, 160, 10, |inner| {
       prop_oneof![
-        prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-        prop::collection::vec(("[a-c\"{]{0,2}", inner), 0..6)
+        prop::collection::vec(inner.clone(), 0..10).prop_map(Value::Array),
+        prop::collection::vec(("[a-c\"\\\\{]{0,70}", inner), 0..6)
           .prop_map(|members| Value::Object(members.into_iter().collect())),
       ]
     })
   }
 
+  /// The bytes the string scans stop at, and their neighbours.
+  fn stringy_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let byte = prop_oneof![
+      Just(b'"'),
+      Just(b'\\'),
+      Just(0x1f_u8),
+      Just(0x20_u8),
+      Just(0x21_u8),
+      Just(0x5b_u8),
+      Just(0x7f_u8),
+      Just(0x80_u8),
+      Just(0xa2_u8),
+      Just(0xdc_u8),
+      Just(0xff_u8),
+      Just(0_u8),
+      any::<u8>(),
+    ];
+    prop::collection::vec(byte, 0..200)
+  }
+
   proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn string_stop_is_the_first_quote_backslash_or_control(bytes in stringy_bytes(), from in 0usize..210) {
+      let naive = (from..bytes.len())
+        .find(|&i| matches!(bytes[i], b'"' | b'\\' | 0..=0x1f))
+        .unwrap_or(bytes.len().max(from));
+      prop_assert_eq!(super::string_stop(&bytes, from), naive);
+      // Both ways of reading long runs agree up to their last whole step (then `string_stop` goes byte by byte).
+      let by_words = super::long_string_stop_by_words(&bytes, from);
+      let wide = super::long_string_stop(&bytes, from);
+      if naive + 16 <= bytes.len() {
+        prop_assert_eq!(wide, naive);
+      }
+      if naive + 8 <= bytes.len() {
+        prop_assert_eq!(by_words, naive);
+      }
+    }
 
     #[test]
     fn certified_and_checking_passes_agree(doc in value(), pretty in any::<bool>()) {

@@ -118,6 +118,22 @@ fn orders_text() -> String {
   text
 }
 
+/// About 10 MB of 1 KiB strings, one escape each, in objects of three.
+fn long_strings_text() -> String {
+  let body = "lorem ipsum dolor sit amet ".repeat(38);
+  let mut text = String::from("[");
+  for i in 0..3400 {
+    if i > 0 {
+      text.push(',');
+    }
+    text.push_str(&format!(
+      r#"{{"a":"{i}{body}\n","b":"{body}\"{i}","c":["{body}",{i}]}}"#
+    ));
+  }
+  text.push(']');
+  text
+}
+
 fn profile_multi_table(text: String) {
   use std::time::Instant;
   let i = text.matches("\"sku\"").count();
@@ -177,6 +193,16 @@ fn profile_multi_table(text: String) {
   });
   time("tape build, reach 2", &mut || {
     Tape::build_reaching(&text, Some(2)).map_or(0, |t| t.nodes() as usize)
+  });
+  time("certified pass alone (build clean, reach 0)", &mut || {
+    Tape::build_clean(&text, Some(0)).map_or(0, |t| t.nodes() as usize)
+  });
+  let long = long_strings_text();
+  time("long strings: tape build", &mut || {
+    Tape::build(&long).map_or(0, |t| t.nodes() as usize)
+  });
+  time("long strings: certified pass alone", &mut || {
+    Tape::build_clean(&long, Some(0)).map_or(0, |t| t.nodes() as usize)
   });
   for path in [
     "$.orders[?@.status=='open' && @.amount > 500]",
