@@ -122,6 +122,29 @@ describe('the native hand-over', () => {
     expect(expected).toEqual((JSON.parse(answer) as { items: unknown[] }).items.slice(14_000, 14_002));
   });
 
+  it("copies mid-sized answers into the engine's one scratch buffer and keeps each its own answer", async () => {
+    // The first of calls started together takes the scratch buffer, the others copy as before; one after the other
+    // they reuse it, a shorter answer after a longer one; a text with a lone surrogate crosses as UTF-16 and the
+    // scratch buffer is still there for the next.
+    const answers = [500_000, 90_000, 1_500_000, 200_000].map((chars, tag) =>
+      JSON.stringify({ tag, ...answerOf(chars) }),
+    );
+    const lastItems = async (plan: Awaited<ReturnType<OpenedEngine['prepareAnswer']>>, json: string) => {
+      expect(plan.bytes).toBe(Buffer.byteLength(json));
+      await engine.commit(plan, OWNER.session, null);
+      const { handle } = JSON.parse(plan.foldedJson!) as { handle: string };
+      const { items } = JSON.parse(json) as { items: unknown[] };
+      expect(await itemsAt(handle, items.length - 2)).toEqual(items.slice(-2));
+    };
+    const together = await Promise.all(answers.map((json) => engine.prepareAnswer(json, parts)));
+    for (const [i, plan] of together.entries()) await lastItems(plan, answers[i]);
+    const lone = `{"text":"\ud800${'x'.repeat(100_000)}"}`;
+    const lonePlan = await engine.prepareAnswer(lone, { ...parts, kind: 'text' });
+    expect(lonePlan.kind).toBe('fold');
+    for (const json of [...answers, ...answers.reverse()])
+      await lastItems(await engine.prepareAnswer(json, parts), json);
+  });
+
   it('folds on one thread as on two', async () => {
     const two = await engine.prepareAnswer(answer, parts);
     const one = await engine.prepareAnswer(answer, { ...parts, oneThread: true });

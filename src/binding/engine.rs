@@ -20,7 +20,7 @@ use super::error::{run_async, run_blocking, run_sync};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
 use super::text::{utf8_room, JsText, LazyJsText};
-use super::warm::AnswerBuffer;
+use super::warm::{AnswerBuffer, ScratchBuffer};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
 use crate::core::fold::{structured_json_of_utf16, text_answer_json_of_utf16, FoldSettings};
@@ -43,6 +43,8 @@ pub(super) struct EngineCore {
   pub(super) store: Arc<HandleStore>,
   /// `handleReferences` and its limits (see `core::references`).
   pub(super) references: ReferenceSettings,
+  /// Where mid-sized answers are copied (see `warm::ScratchBuffer`).
+  scratch: Arc<ScratchBuffer>,
 }
 
 /// Which tools take handle references, and how much one call may resolve.
@@ -220,6 +222,7 @@ impl ResultHandlesEngine {
           settings,
           store,
           references,
+          scratch: Arc::default(),
         }),
       })
     })
@@ -280,11 +283,21 @@ impl ResultHandlesEngine {
     parts: AnswerParts,
     buffer: Option<&AnswerBuffer>,
   ) -> Result<PromiseRaw<'env, FitPlan>> {
-    let answer = answer.read(buffer.and_then(AnswerBuffer::take).unwrap_or_default())?;
+    let (answer, lease) = match buffer.and_then(AnswerBuffer::take) {
+      Some(warm) => (answer.read(warm)?, None),
+      None => match ScratchBuffer::lease(&self.core.scratch, answer.units()?) {
+        Some((scratch, lease)) => (answer.read_keeping_room(scratch)?, Some(lease)),
+        None => (answer.read(Vec::new())?, None),
+      },
+    };
     let core = Arc::clone(&self.core);
     run_blocking(
       env,
       move || {
+        let answer = match lease {
+          Some(lease) => lease.move_out(answer),
+          None => answer,
+        };
         let sealer = Sealer::of(&core.store, &parts);
         prepare_parts_plan(core.settings, answer, &parts, sealer)
       },

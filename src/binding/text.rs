@@ -37,6 +37,7 @@ unsafe fn read_utf8(
   env: sys::napi_env,
   value: sys::napi_value,
   mut bytes: Vec<u8>,
+  room: Room,
 ) -> Result<String> {
   let units = unsafe { utf16_len(env, value) }?;
   bytes.clear();
@@ -58,7 +59,9 @@ unsafe fn read_utf8(
   // SAFETY: V8 initialized the first `written` bytes (`written` < capacity), with UTF-8 (lone surrogates are
   // written as U+FFFD).
   unsafe { bytes.set_len(written.min(capacity)) };
-  bytes.shrink_to(sealable_capacity(bytes.len()));
+  if room == Room::Sealable {
+    bytes.shrink_to(sealable_capacity(bytes.len()));
+  }
   Ok(unsafe { String::from_utf8_unchecked(bytes) })
 }
 
@@ -67,8 +70,17 @@ pub fn utf8_room(units: usize) -> usize {
   units.saturating_mul(3).saturating_add(1)
 }
 
+/// What a copy's buffer keeps of its capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Room {
+  /// Room to seal the answer in place, no more (the buffer becomes the record).
+  Sealable,
+  /// All of it (a buffer kept for the next answer, see `warm::ScratchBuffer`).
+  All,
+}
+
 /// Room for `len` bytes and what sealing adds in place (a header and a tag per 64 KiB chunk).
-fn sealable_capacity(len: usize) -> usize {
+pub fn sealable_capacity(len: usize) -> usize {
   len + len / 2048 + 64
 }
 
@@ -92,7 +104,7 @@ pub enum JsText {
 
 impl FromNapiValue for JsText {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-    unsafe { read_js_text(env, value, Vec::new()) }
+    unsafe { read_js_text(env, value, Vec::new(), Room::Sealable) }
   }
 }
 
@@ -101,8 +113,9 @@ unsafe fn read_js_text(
   env: sys::napi_env,
   value: sys::napi_value,
   buffer: Vec<u8>,
+  room: Room,
 ) -> Result<JsText> {
-  let text = unsafe { read_utf8(env, value, buffer) }?;
+  let text = unsafe { read_utf8(env, value, buffer, room) }?;
   // V8 writes each lone surrogate as U+FFFD: only a text holding one (rare) is read again, to tell them apart.
   if memchr::memmem::find(text.as_bytes(), "\u{FFFD}".as_bytes()).is_none() {
     return Ok(JsText::Utf8(text));
@@ -143,6 +156,18 @@ impl LazyJsText {
   /// The string as [`JsText`], copied into `buffer` (an empty one allocates as needed).
   pub fn read(self, buffer: Vec<u8>) -> Result<JsText> {
     // SAFETY: `env` and `value` came from the napi call this parameter belongs to, which is still running.
-    unsafe { read_js_text(self.env, self.value, buffer) }
+    unsafe { read_js_text(self.env, self.value, buffer, Room::Sealable) }
+  }
+
+  /// [`LazyJsText::read`] into a buffer that keeps all its capacity (one kept for the next answer).
+  pub fn read_keeping_room(self, buffer: Vec<u8>) -> Result<JsText> {
+    // SAFETY: as in `read`.
+    unsafe { read_js_text(self.env, self.value, buffer, Room::All) }
+  }
+
+  /// The string's length in UTF-16 units (no copy).
+  pub fn units(&self) -> Result<usize> {
+    // SAFETY: as in `read`.
+    unsafe { utf16_len(self.env, self.value) }
   }
 }
