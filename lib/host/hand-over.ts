@@ -10,11 +10,11 @@
 // - a text of 256 K to 2 M characters that looks like JSON.stringify output is handed over in place of the answer
 //   before the stringify, so that the engine folds while this thread stringifies, and the plan is kept only when
 //   the comparison finds the text `===` to the answer: the same bytes crossed;
-// - a longer answer's native buffer is reserved right after the stringify, so that another thread touches its pages
-//   while this one compares, and the copy writes into warm memory (src/binding/warm.rs). Not before the stringify:
-//   on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the answer to the
-//   50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB; nor is the text handed over before the
-//   comparison there, which on Node 24 (no rope to flatten) leaves nothing to overlap.
+// - a longer answer's native buffer is reserved as the comparison's tick starts, so that another thread touches its
+//   pages while this one compares, and the copy writes into warm memory (src/binding/warm.rs). Not before the
+//   stringify: on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the
+//   answer to the 50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB; nor is the text handed over
+//   before the comparison there, which on Node 24 (no rope to flatten) leaves nothing to overlap.
 import type { AnswerPartsLike, EngineLike, FitPlanLike } from './pipeline';
 
 /** An answer whose `content` is at most one text block: the shapes handed over split. */
