@@ -98,6 +98,45 @@ describe('a text repeating structuredContent crosses in place of the answer', ()
   });
 });
 
+describe('the event loop turns a long answer gives', () => {
+  /**
+   * `{ items }` whose stringify records whether an immediate set now (before the call) ran first: `true` when the
+   * stringify had a turn of its own.
+   */
+  function answerNoticingTurns(items: ReturnType<typeof answerOf>['items']) {
+    let timerRan = false;
+    let ranFirst: boolean | undefined;
+    setImmediate(() => {
+      timerRan = true;
+    });
+    const answer = {
+      items,
+      toJSON() {
+        ranFirst ??= timerRan;
+        return { items };
+      },
+    };
+    return { answer, timerRanFirst: () => ranFirst };
+  }
+
+  // A long stringify must not share its turn with the SDK's work on the call: a timer due before it runs first.
+  it.each([300_000, 2_500_000])('of %i characters: the stringify starts a turn of its own', async (chars) => {
+    const items = answerOf(chars).items;
+    const text = JSON.stringify({ items });
+    const { answer, timerRanFirst } = answerNoticingTurns(items);
+    const folded = (await fit({ content: [{ type: 'text', text }], structuredContent: answer })) as Folded;
+    expect(timerRanFirst()).toBe(true);
+    expect(await itemsAt(folded.structuredContent.handle, 3)).toEqual(items.slice(3, 5));
+  });
+
+  it('a short answer is stringified without giving its turn away', async () => {
+    const items = answerOf(20_000).items;
+    const { answer, timerRanFirst } = answerNoticingTurns(items);
+    await fit({ content: [{ type: 'text', text: JSON.stringify({ items }) }], structuredContent: answer });
+    expect(timerRanFirst()).toBe(false);
+  });
+});
+
 describe('the native hand-over', () => {
   const answer = JSON.stringify(answerOf(600_000));
   const parts = { envelopeJson: '{}', kind: 'structured', session: OWNER.session };

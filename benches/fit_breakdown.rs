@@ -16,7 +16,7 @@ use result_handles_native::core::fold::{fold_answer, AnswerSource, FoldOutcome, 
 use result_handles_native::core::query::index::{
   build_index, build_index_of_raw_value, IndexSettings,
 };
-use result_handles_native::core::seal::Owner;
+use result_handles_native::core::seal::{seal_in_place, Owner, RecordKeys};
 use result_handles_native::core::store::seal_record;
 
 const SIZES_MB: [usize; 2] = [1, 10];
@@ -192,6 +192,16 @@ fn seal_the_record(bencher: Bencher, mb: usize) {
       .record
       .len()
   });
+}
+
+/// The seal a fold takes: over the answer's own buffer (past 4 MiB, half the chunks on a second thread).
+#[divan::bench(args = SIZES_MB, sample_count = 9)]
+fn seal_the_record_in_place(bencher: Bencher, mb: usize) {
+  let (f, owner) = (fixture(mb), owner());
+  let keys = RecordKeys::derive(HANDLE, &owner, None).expect("derives");
+  bencher
+    .with_inputs(|| f.answer.as_bytes().to_vec())
+    .bench_values(|answer| seal_in_place(&keys, answer).expect("seals").len());
 }
 
 #[divan::bench(args = SIZES_MB, sample_count = 9)]

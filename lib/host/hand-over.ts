@@ -4,14 +4,17 @@
 // it (which makes V8 flatten the stringify's rope) and one copy of the answer into Rust. This file orders those
 // steps so that they overlap the engine's work instead of preceding it, and so that each long step has its own
 // event-loop tick:
+// - a long answer's stringify starts a tick of its own (its length told by the text beside it), so that the SDK's
+//   work on the call and the early hand-over below do not add to the longest stall, which is the stringify's (on
+//   Node 20 at 50 MB they added 0.5-4 ms to its 190-200 ms);
 // - a text of 256 K to 2 M characters that looks like JSON.stringify output is handed over in place of the answer
 //   before the stringify, so that the engine folds while this thread stringifies, and the plan is kept only when
 //   the comparison finds the text `===` to the answer: the same bytes crossed;
-// - a longer answer's native buffer is reserved right after the stringify, so that another thread touches its pages
-//   while this one compares, and the copy writes into warm memory (src/binding/warm.rs). Not before the stringify:
-//   on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the answer to the
-//   50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB; nor is the text handed over before the
-//   comparison there, which on Node 24 (no rope to flatten) leaves nothing to overlap.
+// - a longer answer's native buffer is reserved as the comparison's tick starts, so that another thread touches its
+//   pages while this one compares, and the copy writes into warm memory (src/binding/warm.rs). Not before the
+//   stringify: on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the
+//   answer to the 50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB; nor is the text handed over
+//   before the comparison there, which on Node 24 (no rope to flatten) leaves nothing to overlap.
 import type { AnswerPartsLike, EngineLike, FitPlanLike } from './pipeline';
 
 /** An answer whose `content` is at most one text block: the shapes handed over split. */
@@ -92,6 +95,10 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
   const early = bet
     ? tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured', oneThread: true }))
     : undefined;
+  // A long stringify starts a turn of its own, so that the SDK's work on this call (and the early hand-over) does
+  // not lengthen its stall. Only a long text tells that it will be long: beside a short or no text, no turn is
+  // given away.
+  if (text !== undefined && text.length > YIELD_CHARS) await yieldToLoop();
   let answer: string | undefined;
   try {
     answer = JSON.stringify(structured) as string | undefined;
@@ -101,9 +108,10 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
   if (typeof answer !== 'string') return context.whole();
   // Its size is the UTF-8 length of this JSON (well-formed: JSON.stringify escapes lone surrogates).
   if (context.certainlyUnder(answer)) return UNDER_THRESHOLD;
-  const buffer = early ? undefined : reserve(engine, answer);
-  // The stringify, the comparison (which flattens V8's rope on Node 20) and the copy get a turn each.
+  // The stringify, the comparison (which flattens V8's rope on Node 20) and the copy get a turn each; the buffer is
+  // reserved at the start of the comparison's turn, not at the end of the stringify's.
   if (answer.length > YIELD_CHARS) await yieldToLoop();
+  const buffer = early ? undefined : reserve(engine, answer);
   const repeats = text === undefined || text === answer;
   if (repeats && early) return early;
   if (answer.length > YIELD_CHARS) await yieldToLoop();

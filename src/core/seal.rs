@@ -30,7 +30,7 @@
 //! cover a byte range.
 
 use aes_gcm::aead::AeadInOut;
-use aes_gcm::Tag;
+use aes_gcm::{Aes256Gcm, Tag};
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
@@ -154,7 +154,9 @@ pub fn seal_with_prefix(
 
 /// [`seal_in_place`] with a given nonce prefix (known-answer tests only). Chunks are handled from the last: chunk
 /// `i` moves from `i * CHUNK_SIZE` to `HEADER_LEN + i * (CHUNK_SIZE + TAG_LEN)`, never below where it was, and its
-/// record ends where chunk `i + 1`'s begins, so nothing still to be read is overwritten.
+/// record ends where chunk `i + 1`'s begins, so nothing still to be read is overwritten. Past
+/// [`PARALLEL_SEAL_BYTES`] the second half of the chunks moves first and is encrypted on a second thread while this
+/// one moves and encrypts the first half: the halves then write disjoint parts of the buffer.
 pub fn seal_in_place_with_prefix(
   keys: &RecordKeys,
   mut buffer: Vec<u8>,
@@ -163,26 +165,122 @@ pub fn seal_in_place_with_prefix(
   let plaintext_len = buffer.len();
   let (header, chunks, total) = record_header(plaintext_len, prefix)?;
   let aad = aad(&header, keys);
-  let cipher = keys.cipher();
+  let sealer = ChunkSealer {
+    keys,
+    aad: &aad,
+    prefix: &prefix,
+    chunks,
+  };
   buffer.resize(total, 0);
-  for index in (0..chunks).rev() {
-    let counter = u32::try_from(index).map_err(|_| too_large())?;
-    let start = index * CHUNK_SIZE;
-    let end = (start + CHUNK_SIZE).min(plaintext_len);
-    let at = HEADER_LEN + index * (CHUNK_SIZE + TAG_LEN);
-    buffer.copy_within(start..end, at);
-    let piece_end = at + (end - start);
-    let tag = cipher
-      .encrypt_inout_detached(
-        &nonce(&prefix, counter, index + 1 == chunks),
-        &aad,
-        (&mut buffer[at..piece_end]).into(),
-      )
-      .map_err(|_| too_large())?;
-    buffer[piece_end..piece_end + TAG_LEN].copy_from_slice(&tag);
+  let half = if plaintext_len < PARALLEL_SEAL_BYTES {
+    chunks
+  } else {
+    chunks / 2
+  };
+  if half < chunks {
+    for index in (half..chunks).rev() {
+      move_chunk(&mut buffer, index, plaintext_len);
+    }
+    let (low, high) = buffer.split_at_mut(record_offset(half));
+    let helped = std::thread::scope(|scope| {
+      let helper =
+        std::thread::Builder::new().spawn_scoped(scope, || sealer.encrypt_moved(&mut *high, half));
+      let here = sealer.move_and_encrypt(low, half, plaintext_len);
+      match helper {
+        Ok(helper) => {
+          let there = helper
+            .join()
+            .unwrap_or_else(|_| Err(CoreError::internal("Sealing failed.")));
+          Some(here.and(there))
+        }
+        Err(_) => here.err().map(Err),
+      }
+    });
+    match helped {
+      Some(outcome) => outcome?,
+      // No thread to be had: the second half here too.
+      None => sealer.encrypt_moved(&mut buffer[record_offset(half)..], half)?,
+    }
+  } else {
+    sealer.move_and_encrypt(&mut buffer, chunks, plaintext_len)?;
   }
   buffer[..HEADER_LEN].copy_from_slice(&header);
   Ok(buffer)
+}
+
+/// Answers at least this large are sealed in place on two threads (see [`PARALLEL_OPEN_BYTES`]).
+const PARALLEL_SEAL_BYTES: usize = PARALLEL_OPEN_BYTES;
+
+/// Where chunk `index` of a record starts.
+fn record_offset(index: usize) -> usize {
+  HEADER_LEN + index * (CHUNK_SIZE + TAG_LEN)
+}
+
+/// Moves chunk `index` of the plaintext to its place in the record; returns that place.
+fn move_chunk(buffer: &mut [u8], index: usize, plaintext_len: usize) -> std::ops::Range<usize> {
+  let start = index * CHUNK_SIZE;
+  let end = (start + CHUNK_SIZE).min(plaintext_len);
+  let at = record_offset(index);
+  buffer.copy_within(start..end, at);
+  at..at + (end - start)
+}
+
+/// What sealing each chunk of one record needs.
+struct ChunkSealer<'a> {
+  keys: &'a RecordKeys,
+  aad: &'a [u8],
+  prefix: &'a [u8; NONCE_PREFIX_LEN],
+  chunks: usize,
+}
+
+impl ChunkSealer<'_> {
+  /// Encrypts chunk `index` where it lies (`piece`) and writes its tag right after it.
+  fn encrypt(
+    &self,
+    cipher: &Aes256Gcm,
+    buffer: &mut [u8],
+    piece: std::ops::Range<usize>,
+    index: usize,
+  ) -> CoreResult<()> {
+    let counter = u32::try_from(index).map_err(|_| too_large())?;
+    let end = piece.end;
+    let tag = cipher
+      .encrypt_inout_detached(
+        &nonce(self.prefix, counter, index + 1 == self.chunks),
+        self.aad,
+        (&mut buffer[piece]).into(),
+      )
+      .map_err(|_| too_large())?;
+    buffer[end..end + TAG_LEN].copy_from_slice(&tag);
+    Ok(())
+  }
+
+  /// Moves chunks `0..count` (from the last) into `buffer`, the record's start, each encrypted where it lands.
+  fn move_and_encrypt(
+    &self,
+    buffer: &mut [u8],
+    count: usize,
+    plaintext_len: usize,
+  ) -> CoreResult<()> {
+    let cipher = self.keys.cipher();
+    for index in (0..count).rev() {
+      let piece = move_chunk(buffer, index, plaintext_len);
+      self.encrypt(&cipher, buffer, piece, index)?;
+    }
+    Ok(())
+  }
+
+  /// Encrypts the chunks from `first` on, already moved: `tail` is the record from chunk `first` to its end.
+  fn encrypt_moved(&self, tail: &mut [u8], first: usize) -> CoreResult<()> {
+    let cipher = self.keys.cipher();
+    let stride = CHUNK_SIZE + TAG_LEN;
+    for (offset, index) in (first..self.chunks).enumerate() {
+      let start = offset * stride;
+      let end = (start + stride).min(tail.len()) - TAG_LEN;
+      self.encrypt(&cipher, tail, start..end, index)?;
+    }
+    Ok(())
+  }
 }
 
 /// Opens a whole record: every chunk authenticated, the length exact.

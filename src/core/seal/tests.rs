@@ -523,6 +523,11 @@ fn sealing_in_place_writes_the_same_record() {
     CHUNK_SIZE,
     CHUNK_SIZE + 1,
     3 * CHUNK_SIZE + 5,
+    // Past the threshold where the halves are sealed on two threads: an odd and an even count of chunks, the last
+    // short or full.
+    super::PARALLEL_SEAL_BYTES,
+    64 * CHUNK_SIZE + 1,
+    71 * CHUNK_SIZE + 123,
   ] {
     let plaintext: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
     let copied = seal_with_prefix(&keys, &plaintext, prefix).unwrap();
