@@ -27,6 +27,7 @@ mod stored;
 mod tape;
 mod turns;
 mod walk;
+mod warm;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
