@@ -292,6 +292,27 @@ pub fn open(keys: &RecordKeys, record: &[u8]) -> Result<Vec<u8>, OpenError> {
   open_chunks(keys, &header, 0, &record[HEADER_LEN..])
 }
 
+/// [`open`] over the record's own buffer: each chunk's ciphertext moves down over the header and the tags before
+/// it and is decrypted where it lands, so opening a large answer needs no second buffer of its size (a second
+/// buffer is fresh memory, and a copy of the answer).
+pub fn open_in_place(keys: &RecordKeys, mut record: Vec<u8>) -> Result<Vec<u8>, OpenError> {
+  let header = RecordHeader::parse(&record)?;
+  if record.len() as u64 != header.record_len() {
+    return Err(OpenError::Malformed);
+  }
+  let chunks = sealed_chunks(&header, 0, &record[HEADER_LEN..])?;
+  // Chunk `i` lands at `i * CHUNK_SIZE`, below where it lies, and past every chunk already moved.
+  let mut plain_len = 0;
+  for chunk in &chunks {
+    let from = HEADER_LEN + chunk.ciphertext.start..HEADER_LEN + chunk.ciphertext.end;
+    record.copy_within(from, plain_len);
+    plain_len += chunk.ciphertext.len();
+  }
+  record.truncate(plain_len);
+  decrypt_chunks(keys, &header, &mut record, &chunks)?;
+  Ok(record)
+}
+
 /// Opens plaintext bytes `[start, end)` (clamped to the answer) from a whole record, decrypting only the chunks
 /// that cover them.
 pub fn open_range(
@@ -331,18 +352,39 @@ pub fn open_span(
 }
 
 /// Decrypts consecutive chunks starting at `first_chunk`; `bytes` holds exactly those chunks (ciphertext ‖ tag each).
-/// Chunks open independently: past [`PARALLEL_OPEN_BYTES`] the second half is decrypted on a second thread.
 fn open_chunks(
   keys: &RecordKeys,
   header: &RecordHeader,
   first_chunk: u64,
   bytes: &[u8],
 ) -> Result<Vec<u8>, OpenError> {
-  let chunk_total = header.chunk_count();
-  // Each chunk's ciphertext is copied out first, with its counter, whether it is the last, and its tag.
+  let chunks = sealed_chunks(header, first_chunk, bytes)?;
   let mut out = Vec::with_capacity(bytes.len());
-  let mut chunks: Vec<(u32, bool, Tag)> = Vec::new();
-  let mut rest = bytes;
+  for chunk in &chunks {
+    out.extend_from_slice(&bytes[chunk.ciphertext.clone()]);
+  }
+  decrypt_chunks(keys, header, &mut out, &chunks)?;
+  Ok(out)
+}
+
+/// One sealed chunk of a record: where its ciphertext lies, and what opening it needs.
+struct SealedChunk {
+  counter: u32,
+  last: bool,
+  tag: Tag,
+  /// Within the bytes the chunks were read from.
+  ciphertext: std::ops::Range<usize>,
+}
+
+/// The chunks `bytes` holds, the first being chunk `first_chunk`: each exactly as long as the header says.
+fn sealed_chunks(
+  header: &RecordHeader,
+  first_chunk: u64,
+  bytes: &[u8],
+) -> Result<Vec<SealedChunk>, OpenError> {
+  let chunk_total = header.chunk_count();
+  let mut chunks = Vec::new();
+  let mut at = 0usize;
   let mut index = first_chunk;
   loop {
     if index >= chunk_total {
@@ -355,46 +397,59 @@ fn open_chunks(
       CHUNK_SIZE as u64
     };
     let plain_len = usize::try_from(plain_len).map_err(|_| OpenError::Malformed)?;
-    if rest.len() < plain_len + TAG_LEN {
+    if bytes.len() - at < plain_len + TAG_LEN {
       return Err(OpenError::Malformed);
     }
-    let (ciphertext, after) = rest.split_at(plain_len);
-    let (tag, after) = after.split_at(TAG_LEN);
-    let tag = Tag::try_from(tag).map_err(|_| OpenError::Malformed)?;
+    let tag_at = at + plain_len;
+    let tag = Tag::try_from(&bytes[tag_at..tag_at + TAG_LEN]).map_err(|_| OpenError::Malformed)?;
     let counter = u32::try_from(index).map_err(|_| OpenError::Malformed)?;
-    out.extend_from_slice(ciphertext);
-    chunks.push((counter, last, tag));
-    rest = after;
+    chunks.push(SealedChunk {
+      counter,
+      last,
+      tag,
+      ciphertext: at..tag_at,
+    });
+    at = tag_at + TAG_LEN;
     index += 1;
-    if rest.is_empty() {
+    if at == bytes.len() {
       break;
     }
   }
+  Ok(chunks)
+}
+
+/// Decrypts `plain`, the ciphertexts of `chunks` end to end, where it lies. Chunks open independently: past
+/// [`PARALLEL_OPEN_BYTES`] the second half is decrypted on a second thread.
+fn decrypt_chunks(
+  keys: &RecordKeys,
+  header: &RecordHeader,
+  plain: &mut [u8],
+  chunks: &[SealedChunk],
+) -> Result<(), OpenError> {
   let aad = aad(&header.bytes, keys);
-  let decrypt = |plain: &mut [u8], chunks: &[(u32, bool, Tag)]| -> Result<(), OpenError> {
+  let decrypt = |plain: &mut [u8], chunks: &[SealedChunk]| -> Result<(), OpenError> {
     let cipher = keys.cipher();
     // By position, not `chunks_mut`: an empty answer is one empty chunk whose tag must still be checked.
-    for (i, (counter, last, tag)) in chunks.iter().enumerate() {
+    for (i, chunk) in chunks.iter().enumerate() {
       let end = ((i + 1) * CHUNK_SIZE).min(plain.len());
       let piece = &mut plain[i * CHUNK_SIZE..end];
       cipher
         .decrypt_inout_detached(
-          &nonce(&header.nonce_prefix, *counter, *last),
+          &nonce(&header.nonce_prefix, chunk.counter, chunk.last),
           &aad,
           piece.into(),
-          tag,
+          &chunk.tag,
         )
         .map_err(|_| OpenError::Unauthentic)?;
     }
     Ok(())
   };
-  if out.len() < PARALLEL_OPEN_BYTES {
-    decrypt(&mut out, &chunks)?;
-    return Ok(out);
+  if plain.len() < PARALLEL_OPEN_BYTES {
+    return decrypt(plain, chunks);
   }
   // Every chunk but the last is CHUNK_SIZE long, so the halves split at a chunk boundary.
   let half = chunks.len() / 2;
-  let (first, second) = out.split_at_mut(half * CHUNK_SIZE);
+  let (first, second) = plain.split_at_mut(half * CHUNK_SIZE);
   let (first_chunks, second_chunks) = chunks.split_at(half);
   let helped = std::thread::scope(|scope| {
     let helper =
@@ -406,11 +461,10 @@ fn open_chunks(
     }
   });
   match helped {
-    Some(outcome) => outcome?,
+    Some(outcome) => outcome,
     // No thread to be had: the second half here too.
-    None => decrypt(second, second_chunks)?,
+    None => decrypt(second, second_chunks),
   }
-  Ok(out)
 }
 
 #[cfg(test)]

@@ -311,7 +311,10 @@ impl HandleStore {
     let Some(record) = bounded(self.backend.get(key)).await? else {
       return Ok(None);
     };
-    crypto(record.len(), move || seal::open(&keys, &record).ok()).await
+    crypto(record.len(), move || {
+      seal::open_in_place(&keys, record).ok()
+    })
+    .await
   }
 
   /// Seals the answer and stores it with the TTL. Fails with a coded error when the store cannot keep it.
@@ -363,7 +366,10 @@ impl HandleStore {
     let Some(record) = bounded(self.backend.get(key)).await? else {
       return Ok(None);
     };
-    crypto(record.len(), move || seal::open(&keys, &record).ok()).await
+    crypto(record.len(), move || {
+      seal::open_in_place(&keys, record).ok()
+    })
+    .await
   }
 
   /// Answer bytes `[start, end)` (clamped), reading and decrypting only the chunks that cover them; `None` as for

@@ -278,6 +278,8 @@ fn round_trips_at_chunk_edges() {
     CHUNK_SIZE,
     CHUNK_SIZE + 1,
     3 * CHUNK_SIZE + 5,
+    // Opened on two threads.
+    PARALLEL_OPEN_BYTES + 3 * CHUNK_SIZE + 7,
   ] {
     let plain = sample(len);
     let record = seal(&k, &plain).unwrap();
@@ -285,6 +287,11 @@ fn round_trips_at_chunk_edges() {
     assert_eq!(&record[..4], b"RHSR");
     assert_eq!(record[4], 1);
     assert_eq!(open(&k, &record).unwrap(), plain, "len {len}");
+    assert_eq!(
+      open_in_place(&k, record).unwrap(),
+      plain,
+      "in place, len {len}"
+    );
   }
   // Overhead: 20-byte header + 16 bytes per 64 KiB chunk.
   assert_eq!(sealed_len(0), 36);
@@ -334,6 +341,10 @@ fn any_flipped_byte_fails() {
     let mut bad = record.clone();
     bad[position] ^= 0x20;
     assert!(open(&k, &bad).is_err(), "flip at {position} opened");
+    assert!(
+      open_in_place(&k, bad).is_err(),
+      "flip at {position} opened in place"
+    );
   }
 }
 
@@ -346,10 +357,15 @@ fn truncation_and_extension_fail() {
       open(&k, &record[..len]).is_err(),
       "truncated to {len} opened"
     );
+    assert!(
+      open_in_place(&k, record[..len].to_vec()).is_err(),
+      "truncated to {len} opened in place"
+    );
   }
   let mut longer = record.clone();
   longer.push(0);
   assert_eq!(open(&k, &longer), Err(OpenError::Malformed));
+  assert_eq!(open_in_place(&k, longer), Err(OpenError::Malformed));
 
   // Drop the last chunk and rewrite the header's length to match: the header is authenticated, so it fails.
   let plain = sample(2 * CHUNK_SIZE + 10);

@@ -172,6 +172,16 @@ fn profile_multi_table(text: String) {
   time("decrypt (open)", &mut || {
     crate::core::seal::open(&keys, &sealed).unwrap().len()
   });
+  // As a memory store reads: a copy of the record, then opened beside it or in place.
+  time("record copy + open", &mut || {
+    let record = sealed.clone();
+    crate::core::seal::open(&keys, &record).unwrap().len()
+  });
+  time("record copy + open in place", &mut || {
+    crate::core::seal::open_in_place(&keys, sealed.clone())
+      .unwrap()
+      .len()
+  });
   time("tape build", &mut || {
     Tape::build(&text).map_or(0, |t| t.nodes() as usize)
   });
