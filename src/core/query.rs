@@ -27,7 +27,6 @@ mod stored;
 mod tape;
 mod turns;
 mod walk;
-mod warm;
 
 use serde_json::value::RawValue;
 use serde_json::Value;

@@ -16,7 +16,6 @@
 //! full read prints it. Only the budget counts such a member once more.)
 
 use super::walk::Kind;
-use super::warm::WarmPool;
 use super::MAX_QUERY_DEPTH;
 use keys::{has_repeated_key, key_bit};
 
@@ -61,11 +60,6 @@ impl Entry {
   }
 }
 
-/// Entry lists of finished tapes, for the next tape to write into pages already mapped (see [`super::warm`]). Up
-/// to four lists and 36 MiB of capacity: a tape of every level of a 10 MB answer reserves about 31 MB. Only the
-/// pages a tape wrote stay resident, so the pool holds at most as much as the largest recent tapes touched.
-static ENTRY_LISTS: WarmPool<Entry> = WarmPool::new(4, 36 << 20);
-
 /// The answer's text with one [`Entry`] per value.
 pub(crate) struct Tape<'t> {
   text: &'t str,
@@ -105,17 +99,14 @@ impl<'t> Tape<'t> {
       at: 0,
       // About one value per 8 bytes of JSON, half as many when the deepest ones are not recorded (growing the list
       // copies it, so too many beats too few).
-      entries: ENTRY_LISTS.take(text.len() / if reach < 4 { 16 } else { 8 }),
+      entries: Vec::with_capacity(text.len() / if reach < 4 { 16 } else { 8 }),
       open: Vec::new(),
       key: None,
       reach,
       nodes: 0,
       clean,
     };
-    if builder.document().is_none() {
-      ENTRY_LISTS.give(builder.entries);
-      return None;
-    }
+    builder.document()?;
     Some(Tape {
       text,
       entries: builder.entries,
@@ -131,12 +122,6 @@ impl<'t> Tape<'t> {
   /// Values in the answer, at any depth (recorded or not).
   pub(crate) fn nodes(&self) -> u64 {
     self.nodes
-  }
-}
-
-impl Drop for Tape<'_> {
-  fn drop(&mut self) {
-    ENTRY_LISTS.give(std::mem::take(&mut self.entries));
   }
 }
 
