@@ -798,3 +798,56 @@ fn certified_answers_read_the_same_over_the_whole_suite() {
 }
 
 mod profile;
+
+/// Answers of different sizes and shapes, queried interleaved (a small tape after a large one) and on four threads
+/// at once: each answer as the tree route (no tape) gives it, whatever memory the tapes reuse.
+#[test]
+fn tapes_never_carry_one_answer_into_another() {
+  let docs: Vec<Value> = (0..4usize)
+    .map(|k| {
+      let orders: Vec<Value> = (0..50 + 400 * k)
+        .map(|i| {
+          json!({
+            "id": i * 10 + k,
+            "status": if (i + k) % 3 == 0 { "open" } else { "shipped" },
+            "amount": (i * 37 + k) % 1000,
+            "tags": ["a", format!("t{k}-{i}"), i],
+          })
+        })
+        .collect();
+      json!({ "orders": orders, "answer": k })
+    })
+    .collect();
+  let paths = [
+    "$.orders[?@.status=='open' && @.amount > 500]",
+    "$.orders[*].tags[1]",
+    "$..tags[2]",
+    "$..id",
+  ];
+  let run = |round: usize| {
+    for step in 0..8 {
+      let k = (round + step * 3) % docs.len();
+      let path = paths[(round + step) % paths.len()];
+      let args = parse_query_args(&json!({"handle": "h", "path": path, "limit": 5000})).unwrap();
+      let text = serde_json::to_string(&docs[k]).unwrap();
+      let expected = run_query_value(&docs[k], &args, BIG);
+      assert!(expected.is_ok(), "{path} on answer {k}");
+      for certified in [false, true] {
+        let (got, spans) = run_query_keeping_spans(text.as_bytes(), &args, BIG, certified);
+        assert_eq!(
+          got, expected,
+          "{path} on answer {k} (certified {certified})"
+        );
+        assert!(spans.is_some(), "{path} ran on a tape");
+      }
+    }
+  };
+  for round in 0..4 {
+    run(round);
+  }
+  std::thread::scope(|scope| {
+    for round in 0..4 {
+      scope.spawn(move || run(round));
+    }
+  });
+}
