@@ -10,6 +10,9 @@
 //! copy of the answer to the peak on Node 24, whose stringify grows one flat buffer. The copy hardly waits for the
 //! toucher: taking the buffer stops it after its current step (at most 5 ms, else the copy takes a fresh buffer and
 //! the toucher frees this one), and pages it did not reach fault as they would have anyway.
+//!
+//! Mid-sized answers, handed over before their stringify (too early to warm a buffer of their own), are copied into
+//! the engine's [`ScratchBuffer`] instead and moved out on the worker thread.
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
