@@ -155,7 +155,7 @@ pub fn seal_with_prefix(
 /// [`seal_in_place`] with a given nonce prefix (known-answer tests only). Chunks are handled from the last: chunk
 /// `i` moves from `i * CHUNK_SIZE` to `HEADER_LEN + i * (CHUNK_SIZE + TAG_LEN)`, never below where it was, and its
 /// record ends where chunk `i + 1`'s begins, so nothing still to be read is overwritten. Past
-/// [`PARALLEL_SEAL_BYTES`] the second half of the chunks moves first and is encrypted on a second thread while this
+/// `PARALLEL_SEAL_BYTES` (4 MiB) the second half of the chunks moves first and is encrypted on a second thread while this
 /// one moves and encrypts the first half: the halves then write disjoint parts of the buffer.
 pub fn seal_in_place_with_prefix(
   keys: &RecordKeys,
