@@ -123,7 +123,11 @@ pub(crate) fn build(text: &str, limits: &Limits) -> Result<Skeleton, ScanError> 
   while let Some(event) = scanner.next_event()? {
     match event {
       Event::ObjectEnd | Event::ArrayEnd => builder.close(),
-      Event::Key(key) => builder.key(key),
+      Event::Key(key) => {
+        if !builder.key(key) {
+          scanner.skip_member_value()?;
+        }
+      }
       _ => builder.value(event, &mut scanner)?,
     }
   }
@@ -159,13 +163,14 @@ impl Builder<'_> {
     self.spent = self.spent.saturating_add(bytes);
   }
 
-  fn key(&mut self, key: RawStr<'_>) {
+  /// Takes a key of the current object; `false` when its value is not kept (the caller skips it unread).
+  fn key(&mut self, key: RawStr<'_>) -> bool {
     let outline_ok = self.outline_ok();
     let detail_ok = self.detail_ok();
     let depth = self.stack.len();
     let (below, top) = self.stack.split_at_mut(depth.saturating_sub(1));
     let Some(frame) = top.first_mut() else {
-      return;
+      return true;
     };
     match &mut frame.body {
       Body::Object { node, pending, .. } => {
@@ -178,6 +183,7 @@ impl Builder<'_> {
         } else {
           self.cut = true;
         }
+        pending.is_some()
       }
       Body::KeysOnly { position, pending } => {
         *pending = None;
@@ -186,10 +192,10 @@ impl Builder<'_> {
           ..
         }) = below.last_mut()
         else {
-          return;
+          return false;
         };
         let Some(merge) = list.merge.as_mut() else {
-          return;
+          return false;
         };
         let found = if key.escaped {
           merge.find(*position, &canonical_key(key))
@@ -209,8 +215,9 @@ impl Builder<'_> {
             self.cut = true;
           }
         }
+        pending.is_some()
       }
-      Body::Array { .. } => {}
+      Body::Array { .. } => true,
     }
   }
 

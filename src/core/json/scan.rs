@@ -316,6 +316,27 @@ impl<'a> Scanner<'a> {
       .ok_or(ScanError { offset: start })
   }
 
+  /// Passes over the value of the key just returned, with no event for it: an object item past the preview
+  /// only merges its keys, and an event per value (and per token of a nested container) was most of that work.
+  /// A scalar is checked as [`Self::next_event`] checks it; a container is passed as [`Self::skip_container`]
+  /// passes it.
+  pub fn skip_member_value(&mut self) -> Result<(), ScanError> {
+    debug_assert_eq!(self.expect, Expect::Colon, "called right after a key");
+    self.skip_whitespace();
+    if self.bytes.get(self.pos) != Some(&b':') {
+      return self.error();
+    }
+    self.pos += 1;
+    self.skip_whitespace();
+    let Some(&b) = self.bytes.get(self.pos) else {
+      return self.error();
+    };
+    match self.value(b)? {
+      Event::ObjectStart | Event::ArrayStart => self.skip_container().map(drop),
+      _ => Ok(()),
+    }
+  }
+
   /// Skips the rest of the container whose start event was just returned, and counts its direct members.
   ///
   /// Fast path for parts the fold does not keep: brackets and commas are counted, strings jumped over;
