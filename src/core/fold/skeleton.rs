@@ -78,7 +78,9 @@ enum Body {
     pending: Option<Box<str>>,
   },
   Array {
-    node: ArrayNode,
+    /// Boxed, as the node it becomes: a frame is pushed and popped for every object item past the kept ones,
+    /// and an inline list node made each of those moves several times larger.
+    node: Box<ArrayNode>,
     mode: Mode,
   },
   /// An object item past the kept ones: its keys feed the list's merge.
@@ -313,13 +315,13 @@ impl Builder<'_> {
             }
           } else {
             Body::Array {
-              node: ArrayNode {
+              node: Box::new(ArrayNode {
                 len: 0,
                 items: Vec::new(),
                 cut: false,
                 kinds: Vec::new(),
                 merge: None,
-              },
+              }),
               mode,
             }
           };
@@ -401,7 +403,7 @@ impl Builder<'_> {
     };
     let node = match frame.body {
       Body::Object { node, .. } => Node::Object(Box::new(node)),
-      Body::Array { node, .. } => Node::Array(Box::new(node)),
+      Body::Array { node, .. } => Node::Array(node),
       Body::KeysOnly { .. } => return,
     };
     self.attach(frame.slot, node);

@@ -342,21 +342,27 @@ impl<'a> Scanner<'a> {
   /// Fast path for parts the fold does not keep: brackets and commas are counted, strings jumped over;
   /// the skipped text is not checked (the source is `JSON.stringify` output or was checked before).
   pub fn skip_container(&mut self) -> Result<usize, ScanError> {
-    let mut depth = 1usize;
+    // Whitespace, colons and commas before the first member make no member (only ill-formed text holds the
+    // latter two, and its commas still count); once one is found the loop below need not track it per byte.
     let mut members = 0usize;
-    let mut empty = true;
     while let Some(&b) = self.bytes.get(self.pos) {
       match b {
-        b'"' => {
-          if depth == 1 {
-            empty = false;
-          }
-          self.pos = self.string_end(self.pos + 1)?;
+        b',' => members += 1,
+        b' ' | b'\n' | b'\r' | b'\t' | b':' => {}
+        b'}' | b']' => {
+          self.pos += 1;
+          self.close_skipped();
+          return Ok(0);
         }
+        _ => break,
+      }
+      self.pos += 1;
+    }
+    let mut depth = 1usize;
+    while let Some(&b) = self.bytes.get(self.pos) {
+      match b {
+        b'"' => self.pos = self.string_end(self.pos + 1)?,
         b'{' | b'[' => {
-          if depth == 1 {
-            empty = false;
-          }
           depth += 1;
           // `depth` counts from the skipped container, which is already on the stack.
           self.deepest = self.deepest.max(self.stack.len() + depth - 1);
@@ -366,27 +372,23 @@ impl<'a> Scanner<'a> {
           depth -= 1;
           self.pos += 1;
           if depth == 0 {
-            self.stack.pop();
-            self.after_value();
-            return Ok(if empty { 0 } else { members + 1 });
+            self.close_skipped();
+            return Ok(members + 1);
           }
         }
         b',' => {
-          if depth == 1 {
-            members += 1;
-          }
+          members += usize::from(depth == 1);
           self.pos += 1;
         }
-        b' ' | b'\n' | b'\r' | b'\t' | b':' => self.pos += 1,
-        _ => {
-          if depth == 1 {
-            empty = false;
-          }
-          self.pos += 1;
-        }
+        _ => self.pos += 1,
       }
     }
     self.error()
+  }
+
+  fn close_skipped(&mut self) {
+    self.stack.pop();
+    self.after_value();
   }
 
   /// The position after the closing quote of a string whose content starts at `from`.
