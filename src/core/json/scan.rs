@@ -361,7 +361,13 @@ impl<'a> Scanner<'a> {
     let mut depth = 1usize;
     while let Some(&b) = self.bytes.get(self.pos) {
       match b {
-        b'"' => self.pos = self.string_end(self.pos + 1)?,
+        b'"' => {
+          self.pos = self.string_end(self.pos + 1)?;
+          // A key's colon right away, rather than one more turn of this loop's unpredictable dispatch.
+          if self.bytes.get(self.pos) == Some(&b':') {
+            self.pos += 1;
+          }
+        }
         b'{' | b'[' => {
           depth += 1;
           // `depth` counts from the skipped container, which is already on the stack.
