@@ -85,6 +85,11 @@ impl<'a> Scanner<'a> {
     Err(ScanError { offset: self.pos })
   }
 
+  /// The byte where reading goes on.
+  pub fn offset(&self) -> usize {
+    self.pos
+  }
+
   /// Deepest container nesting read so far, skipped containers included: `[]` is 1, `[[1]]` is 2, a scalar 0.
   pub fn deepest(&self) -> usize {
     self.deepest
