@@ -97,11 +97,17 @@ pub(crate) enum MergeSrc {
   Missing,
 }
 
+/// `a == b`, byte by byte: keys are a few bytes long, where a call to `memcmp` per key was 6% of a fold of
+/// small object items (perf, fit_breakdown's orders answer).
+fn same_key(a: &str, b: &str) -> bool {
+  a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+}
+
 impl ObjMerge {
   pub(super) fn find(&self, position: usize, key: &str) -> Option<usize> {
     // Items of a list usually list their keys in the same order: try the same position first.
     match self.keys.get(position) {
-      Some(k) if &*k.key == key => Some(position),
+      Some(k) if same_key(&k.key, key) => Some(position),
       _ => self.lookup.get(key).copied(),
     }
   }

@@ -78,7 +78,9 @@ enum Body {
     pending: Option<Box<str>>,
   },
   Array {
-    node: ArrayNode,
+    /// Boxed, as the node it becomes: a frame is pushed and popped for every object item past the kept ones,
+    /// and an inline list node made each of those moves several times larger.
+    node: Box<ArrayNode>,
     mode: Mode,
   },
   /// An object item past the kept ones: its keys feed the list's merge.
@@ -123,7 +125,11 @@ pub(crate) fn build(text: &str, limits: &Limits) -> Result<Skeleton, ScanError> 
   while let Some(event) = scanner.next_event()? {
     match event {
       Event::ObjectEnd | Event::ArrayEnd => builder.close(),
-      Event::Key(key) => builder.key(key),
+      Event::Key(key) => {
+        if !builder.key(key) {
+          scanner.skip_member_value()?;
+        }
+      }
       _ => builder.value(event, &mut scanner)?,
     }
   }
@@ -159,13 +165,12 @@ impl Builder<'_> {
     self.spent = self.spent.saturating_add(bytes);
   }
 
-  fn key(&mut self, key: RawStr<'_>) {
+  /// Takes a key of the current object; `false` when its value is not kept (the caller skips it unread).
+  fn key(&mut self, key: RawStr<'_>) -> bool {
     let outline_ok = self.outline_ok();
-    let detail_ok = self.detail_ok();
     let depth = self.stack.len();
-    let (below, top) = self.stack.split_at_mut(depth.saturating_sub(1));
-    let Some(frame) = top.first_mut() else {
-      return;
+    let Some(frame) = self.stack.last_mut() else {
+      return true;
     };
     match &mut frame.body {
       Body::Object { node, pending, .. } => {
@@ -178,39 +183,93 @@ impl Builder<'_> {
         } else {
           self.cut = true;
         }
+        pending.is_some()
       }
       Body::KeysOnly { position, pending } => {
         *pending = None;
-        let Some(Frame {
-          body: Body::Array { node: list, .. },
-          ..
-        }) = below.last_mut()
-        else {
-          return;
-        };
-        let Some(merge) = list.merge.as_mut() else {
-          return;
-        };
-        let found = if key.escaped {
-          merge.find(*position, &canonical_key(key))
-        } else {
-          merge.find(*position, key.raw)
-        };
+        let at = *position;
         *position += 1;
-        match found {
-          Some(index) => merge.keys[index].count += 1,
-          None if detail_ok && utf16_len(key) <= MAX_KEY_UNITS => {
-            let key = canonical_key(key);
-            self.spent = self.spent.saturating_add(key.len() + NODE_COST);
-            *pending = merge.add(key, MergeSrc::Missing, self.limits.max_keys);
+        let Some(list_at) = depth.checked_sub(2) else {
+          return false;
+        };
+        let merged = self.merge_item_key(list_at, at, key);
+        if let Some(Frame {
+          body: Body::KeysOnly { pending, .. },
+          ..
+        }) = self.stack.last_mut()
+        {
+          *pending = merged;
+        }
+        merged.is_some()
+      }
+      Body::Array { .. } => true,
+    }
+  }
+
+  /// Merges a key of an object item past the kept ones into the list `self.stack[list_at]`, as the item's
+  /// `position`th key. The merged key's index when the key is new and its value is to be read, else `None`.
+  fn merge_item_key(&mut self, list_at: usize, position: usize, key: RawStr<'_>) -> Option<usize> {
+    let detail_ok = self.detail_ok();
+    let Some(Frame {
+      body: Body::Array { node: list, .. },
+      ..
+    }) = self.stack.get_mut(list_at)
+    else {
+      return None;
+    };
+    let merge = list.merge.as_mut()?;
+    let found = if key.escaped {
+      merge.find(position, &canonical_key(key))
+    } else {
+      merge.find(position, key.raw)
+    };
+    match found {
+      Some(index) => {
+        merge.keys[index].count += 1;
+        None
+      }
+      None if detail_ok && utf16_len(key) <= MAX_KEY_UNITS => {
+        let key = canonical_key(key);
+        self.spent = self.spent.saturating_add(key.len() + NODE_COST);
+        merge.add(key, MergeSrc::Missing, self.limits.max_keys)
+      }
+      None => {
+        merge.incomplete = true;
+        self.cut = true;
+        None
+      }
+    }
+  }
+
+  /// Reads an object item past the kept ones (the list is the top frame), merging its keys, with no frame of
+  /// its own and no event for a value until a key is new: most items repeat the keys already merged, and a
+  /// frame and an event per member were most of a fold of such a list. A new key's value describes the key:
+  /// from there the item goes on through a frame, as any value read for the shape.
+  fn keys_only_item(&mut self, scanner: &mut Scanner<'_>, depth: usize) -> Result<(), ScanError> {
+    let mut position = 0;
+    loop {
+      match scanner.next_event()? {
+        Some(Event::Key(key)) => {
+          let pending = self.merge_item_key(depth - 1, position, key);
+          position += 1;
+          if pending.is_some() {
+            self.stack.push(Frame {
+              slot: Slot::Item,
+              depth,
+              body: Body::KeysOnly { position, pending },
+            });
+            return Ok(());
           }
-          None => {
-            merge.incomplete = true;
-            self.cut = true;
-          }
+          scanner.skip_member_value()?;
+        }
+        Some(Event::ObjectEnd) => return Ok(()),
+        // After an object's start or a member the scanner gives a key or the object's end, else an error.
+        _ => {
+          return Err(ScanError {
+            offset: scanner.offset(),
+          })
         }
       }
-      Body::Array { .. } => {}
     }
   }
 
@@ -306,13 +365,13 @@ impl Builder<'_> {
             }
           } else {
             Body::Array {
-              node: ArrayNode {
+              node: Box::new(ArrayNode {
                 len: 0,
                 items: Vec::new(),
                 cut: false,
                 kinds: Vec::new(),
                 merge: None,
-              },
+              }),
               mode,
             }
           };
@@ -350,14 +409,7 @@ impl Builder<'_> {
         };
         self.attach(slot, node);
       }
-      Placement::KeysOnly => self.stack.push(Frame {
-        slot: Slot::Item,
-        depth,
-        body: Body::KeysOnly {
-          position: 0,
-          pending: None,
-        },
-      }),
+      Placement::KeysOnly => self.keys_only_item(scanner, depth)?,
       Placement::Skip => {
         if container {
           scanner.skip_container()?;
@@ -394,7 +446,7 @@ impl Builder<'_> {
     };
     let node = match frame.body {
       Body::Object { node, .. } => Node::Object(Box::new(node)),
-      Body::Array { node, .. } => Node::Array(Box::new(node)),
+      Body::Array { node, .. } => Node::Array(node),
       Body::KeysOnly { .. } => return,
     };
     self.attach(frame.slot, node);

@@ -85,6 +85,11 @@ impl<'a> Scanner<'a> {
     Err(ScanError { offset: self.pos })
   }
 
+  /// The byte where reading goes on.
+  pub fn offset(&self) -> usize {
+    self.pos
+  }
+
   /// Deepest container nesting read so far, skipped containers included: `[]` is 1, `[[1]]` is 2, a scalar 0.
   pub fn deepest(&self) -> usize {
     self.deepest
@@ -316,26 +321,59 @@ impl<'a> Scanner<'a> {
       .ok_or(ScanError { offset: start })
   }
 
+  /// Passes over the value of the key just returned, with no event for it: an object item past the preview
+  /// only merges its keys, and an event per value (and per token of a nested container) was most of that work.
+  /// A scalar is checked as [`Self::next_event`] checks it; a container is passed as [`Self::skip_container`]
+  /// passes it.
+  pub fn skip_member_value(&mut self) -> Result<(), ScanError> {
+    debug_assert_eq!(self.expect, Expect::Colon, "called right after a key");
+    self.skip_whitespace();
+    if self.bytes.get(self.pos) != Some(&b':') {
+      return self.error();
+    }
+    self.pos += 1;
+    self.skip_whitespace();
+    let Some(&b) = self.bytes.get(self.pos) else {
+      return self.error();
+    };
+    match self.value(b)? {
+      Event::ObjectStart | Event::ArrayStart => self.skip_container().map(drop),
+      _ => Ok(()),
+    }
+  }
+
   /// Skips the rest of the container whose start event was just returned, and counts its direct members.
   ///
   /// Fast path for parts the fold does not keep: brackets and commas are counted, strings jumped over;
   /// the skipped text is not checked (the source is `JSON.stringify` output or was checked before).
   pub fn skip_container(&mut self) -> Result<usize, ScanError> {
-    let mut depth = 1usize;
+    // Whitespace, colons and commas before the first member make no member (only ill-formed text holds the
+    // latter two, and its commas still count); once one is found the loop below need not track it per byte.
     let mut members = 0usize;
-    let mut empty = true;
+    while let Some(&b) = self.bytes.get(self.pos) {
+      match b {
+        b',' => members += 1,
+        b' ' | b'\n' | b'\r' | b'\t' | b':' => {}
+        b'}' | b']' => {
+          self.pos += 1;
+          self.close_skipped();
+          return Ok(0);
+        }
+        _ => break,
+      }
+      self.pos += 1;
+    }
+    let mut depth = 1usize;
     while let Some(&b) = self.bytes.get(self.pos) {
       match b {
         b'"' => {
-          if depth == 1 {
-            empty = false;
-          }
           self.pos = self.string_end(self.pos + 1)?;
+          // A key's colon right away, rather than one more turn of this loop's unpredictable dispatch.
+          if self.bytes.get(self.pos) == Some(&b':') {
+            self.pos += 1;
+          }
         }
         b'{' | b'[' => {
-          if depth == 1 {
-            empty = false;
-          }
           depth += 1;
           // `depth` counts from the skipped container, which is already on the stack.
           self.deepest = self.deepest.max(self.stack.len() + depth - 1);
@@ -345,27 +383,23 @@ impl<'a> Scanner<'a> {
           depth -= 1;
           self.pos += 1;
           if depth == 0 {
-            self.stack.pop();
-            self.after_value();
-            return Ok(if empty { 0 } else { members + 1 });
+            self.close_skipped();
+            return Ok(members + 1);
           }
         }
         b',' => {
-          if depth == 1 {
-            members += 1;
-          }
+          members += usize::from(depth == 1);
           self.pos += 1;
         }
-        b' ' | b'\n' | b'\r' | b'\t' | b':' => self.pos += 1,
-        _ => {
-          if depth == 1 {
-            empty = false;
-          }
-          self.pos += 1;
-        }
+        _ => self.pos += 1,
       }
     }
     self.error()
+  }
+
+  fn close_skipped(&mut self) {
+    self.stack.pop();
+    self.after_value();
   }
 
   /// The position after the closing quote of a string whose content starts at `from`.

@@ -105,6 +105,37 @@ fn ten_thousand_levels_need_no_recursion() {
 }
 
 #[test]
+fn skip_member_value_passes_any_value_and_checks_scalars() {
+  let text = r#"{"a" : 1.5e3, "b":"x\"y", "c":{"d":[1,{"e":2}]}, "f":[], "g":null, "h":true}"#;
+  let mut scanner = Scanner::new(text);
+  scanner.next_event().expect("start");
+  let mut keys = Vec::new();
+  while let Some(Event::Key(key)) = scanner.next_event().expect("a key or the end") {
+    keys.push(key.raw);
+    scanner.skip_member_value().expect("skips");
+  }
+  assert_eq!(keys, ["a", "b", "c", "f", "g", "h"]);
+  assert_eq!(scanner.next_event().expect("done"), None);
+  assert_eq!(scanner.deepest(), 4);
+  for bad in [
+    r#"{"a" 1}"#,
+    r#"{"a":01}"#,
+    r#"{"a":tru}"#,
+    r#"{"a":"x"#,
+    r#"{"a":"#,
+    r#"{"a":[1"#,
+  ] {
+    let mut scanner = Scanner::new(bad);
+    scanner.next_event().expect("start");
+    scanner.next_event().expect("key");
+    let rest = scanner
+      .skip_member_value()
+      .and_then(|()| scanner.next_event().map(drop));
+    assert!(rest.is_err(), "{bad}");
+  }
+}
+
+#[test]
 fn skip_container_counts_direct_members() {
   for (text, count) in [
     ("[]", 0),
