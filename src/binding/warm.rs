@@ -158,24 +158,17 @@ impl ScratchBuffer {
     let buffer = scratch.slot.try_lock().ok()?.take()?;
     let lease = ScratchLease {
       scratch: Arc::clone(scratch),
-      returned: false,
+      back: Vec::new(),
     };
     Some((buffer, lease))
   }
-
-  fn put(&self, mut buffer: Vec<u8>) {
-    buffer.clear();
-    if let Ok(mut slot) = self.slot.lock() {
-      *slot = Some(buffer);
-    }
-  }
 }
 
-/// A leased [`ScratchBuffer`]: given back by [`ScratchLease::move_out`], or replaced by an empty one when the lease
-/// is dropped without it (a failed copy, a text that came over as UTF-16), so that the engine never loses it.
+/// A leased [`ScratchBuffer`]: when dropped it puts back what [`ScratchLease::move_out`] freed, or an empty buffer
+/// when the copy never got there (it failed, or the text came over as UTF-16), so that the engine never loses it.
 pub(super) struct ScratchLease {
   scratch: Arc<ScratchBuffer>,
-  returned: bool,
+  back: Vec<u8>,
 }
 
 impl ScratchLease {
@@ -186,8 +179,7 @@ impl ScratchLease {
       JsText::Utf8(in_scratch) => {
         let mut own = String::with_capacity(sealable_capacity(in_scratch.len()));
         own.push_str(&in_scratch);
-        self.scratch.put(in_scratch.into_bytes());
-        self.returned = true;
+        self.back = in_scratch.into_bytes();
         JsText::Utf8(own)
       }
       utf16 => utf16,
@@ -197,8 +189,10 @@ impl ScratchLease {
 
 impl Drop for ScratchLease {
   fn drop(&mut self) {
-    if !self.returned {
-      self.scratch.put(Vec::new());
+    let mut buffer = std::mem::take(&mut self.back);
+    buffer.clear();
+    if let Ok(mut slot) = self.scratch.slot.lock() {
+      *slot = Some(buffer);
     }
   }
 }

@@ -182,25 +182,12 @@ pub fn seal_in_place_with_prefix(
       move_chunk(&mut buffer, index, plaintext_len);
     }
     let (low, high) = buffer.split_at_mut(record_offset(half));
-    let helped = std::thread::scope(|scope| {
-      let helper =
-        std::thread::Builder::new().spawn_scoped(scope, || sealer.encrypt_moved(&mut *high, half));
-      let here = sealer.move_and_encrypt(low, half, plaintext_len);
-      match helper {
-        Ok(helper) => {
-          let there = helper
-            .join()
-            .unwrap_or_else(|_| Err(CoreError::internal("Sealing failed.")));
-          Some(here.and(there))
-        }
-        Err(_) => here.err().map(Err),
-      }
-    });
-    match helped {
-      Some(outcome) => outcome?,
-      // No thread to be had: the second half here too.
-      None => sealer.encrypt_moved(&mut buffer[record_offset(half)..], half)?,
-    }
+    on_two_threads(
+      || sealer.move_and_encrypt(low, half, plaintext_len),
+      high,
+      |high| sealer.encrypt_moved(high, half),
+      || CoreError::internal("Sealing failed."),
+    )?;
   } else {
     sealer.move_and_encrypt(&mut buffer, chunks, plaintext_len)?;
   }
@@ -451,19 +438,35 @@ fn decrypt_chunks(
   let half = chunks.len() / 2;
   let (first, second) = plain.split_at_mut(half * CHUNK_SIZE);
   let (first_chunks, second_chunks) = chunks.split_at(half);
+  on_two_threads(
+    || decrypt(first, first_chunks),
+    second,
+    |second| decrypt(second, second_chunks),
+    || OpenError::Unauthentic,
+  )
+}
+
+/// Runs `here` on this thread while `work(there)` runs on a second one, and gives the first error (`here`'s, then
+/// the helper's; a helper that panicked gives `panicked()`). When no thread can be had, `work(there)` runs here
+/// afterwards. The halves of a seal or an open each go one way.
+fn on_two_threads<T: Send + ?Sized, E: Send>(
+  here: impl FnOnce() -> Result<(), E>,
+  there: &mut T,
+  work: impl Fn(&mut T) -> Result<(), E> + Sync,
+  panicked: impl FnOnce() -> E,
+) -> Result<(), E> {
   let helped = std::thread::scope(|scope| {
-    let helper =
-      std::thread::Builder::new().spawn_scoped(scope, || decrypt(&mut *second, second_chunks));
-    let here = decrypt(first, first_chunks);
+    let helper = std::thread::Builder::new().spawn_scoped(scope, || work(&mut *there));
+    let here = here();
     match helper {
-      Ok(helper) => Some(here.and(helper.join().unwrap_or(Err(OpenError::Unauthentic)))),
+      Ok(helper) => Some(here.and(helper.join().unwrap_or_else(|_| Err(panicked())))),
       Err(_) => here.err().map(Err),
     }
   });
   match helped {
     Some(outcome) => outcome,
     // No thread to be had: the second half here too.
-    None => decrypt(second, second_chunks),
+    None => work(there),
   }
 }
 

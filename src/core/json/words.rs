@@ -14,20 +14,34 @@ pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
 }
 
 /// The high bit of each zero byte of `x` (and possibly of bytes after one; never of none when there is one).
+#[inline(always)]
 fn zero_bytes(x: u64) -> u64 {
   x.wrapping_sub(ONES) & !x & HIGHS
 }
 
+/// The high bit of each byte of `word` that is `byte` (and possibly of bytes after one; its lowest is exact).
+#[inline(always)]
+pub(crate) fn bytes_equal(word: u64, byte: u8) -> u64 {
+  zero_bytes(word ^ (ONES * u64::from(byte)))
+}
+
+/// The high bit of each control character (below 0x20) of `word` (and possibly of bytes after one; its lowest is
+/// exact): the classic "has a byte below n" test, as a mask.
+#[inline(always)]
+pub(crate) fn control_bytes(word: u64) -> u64 {
+  word.wrapping_sub(ONES * 0x20) & !word & HIGHS
+}
+
 /// Whether any of the eight bytes of `word` is `byte`.
 pub(crate) fn has_byte(word: u64, byte: u8) -> bool {
-  zero_bytes(word ^ (ONES * u64::from(byte))) != 0
+  bytes_equal(word, byte) != 0
 }
 
 /// The index (0 to 7) of the first of the eight bytes of `word` that is `byte`; 8 when none is. Exact: a false
 /// alarm of the zero-byte test only ever follows a true zero byte.
 #[inline]
 pub(crate) fn first_byte(word: u64, byte: u8) -> usize {
-  (zero_bytes(word ^ (ONES * u64::from(byte))).trailing_zeros() / 8) as usize
+  (bytes_equal(word, byte).trailing_zeros() / 8) as usize
 }
 
 /// The index (0 to 7) of the first byte where two words differ; 8 when they are equal.
@@ -37,10 +51,11 @@ pub(crate) fn first_difference(a: u64, b: u64) -> usize {
 }
 
 /// Whether any of the eight bytes of `word` may end a run of string content: a quote, a backslash or a control
-/// character. A `true` can be a false alarm (a byte loop then decides); a `false` never misses one.
+/// character. A `true` can be a false alarm (a byte loop then decides); a `false` never misses one. Each test is
+/// skipped once one has found one.
+#[inline(always)]
 pub(crate) fn may_stop_string(word: u64) -> bool {
-  let control = word.wrapping_sub(ONES * 0x20) & !word & HIGHS;
-  has_byte(word, b'"') || has_byte(word, b'\\') || control != 0
+  has_byte(word, b'"') || has_byte(word, b'\\') || control_bytes(word) != 0
 }
 
 /// Where the first `byte` at or after `from` is, or `bytes.len()`.
@@ -68,8 +83,7 @@ pub(crate) fn find_quote_or_backslash(bytes: &[u8], from: usize) -> Option<usize
   let mut at = from;
   while let Some(word) = word_at(bytes, at) {
     // Exact: each test's false alarms only follow its own true zero byte, so the lowest bit of either is true.
-    let stops =
-      zero_bytes(word ^ (ONES * u64::from(b'"'))) | zero_bytes(word ^ (ONES * u64::from(b'\\')));
+    let stops = bytes_equal(word, b'"') | bytes_equal(word, b'\\');
     if stops != 0 {
       return Some(at + (stops.trailing_zeros() / 8) as usize);
     }

@@ -17,6 +17,9 @@
 
 use super::walk::Kind;
 use super::MAX_QUERY_DEPTH;
+use crate::core::json::words::may_stop_string;
+#[cfg(any(test, not(target_arch = "x86_64")))]
+use crate::core::json::words::{bytes_equal, control_bytes};
 use keys::{has_repeated_key, key_bit};
 
 mod keys;
@@ -183,38 +186,12 @@ fn long_string_stop_by_words(bytes: &[u8], mut at: usize) -> usize {
   at
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
 /// The high bit of each byte of `word` (little-endian) that is a quote, a backslash or a control character, exact
 /// up to the lowest one (a false flag only ever sits above a true one).
 #[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline(always)]
 fn string_stops(word: u64) -> u64 {
-  zero_bytes(word ^ (ONES * u64::from(b'"')))
-    | zero_bytes(word ^ (ONES * u64::from(b'\\')))
-    | control_bytes(word)
-}
-
-/// Whether any byte of `word` is a quote, a backslash or a control character, each test skipped once one has
-/// found one.
-#[inline(always)]
-fn may_stop_string(word: u64) -> bool {
-  zero_bytes(word ^ (ONES * u64::from(b'"'))) != 0
-    || zero_bytes(word ^ (ONES * u64::from(b'\\'))) != 0
-    || control_bytes(word) != 0
-}
-
-/// The classic "has a zero byte" test, as a mask.
-#[inline(always)]
-fn zero_bytes(word: u64) -> u64 {
-  word.wrapping_sub(ONES) & !word & HIGHS
-}
-
-/// The classic "has a byte below n" test, for n = 0x20, as a mask.
-#[inline(always)]
-fn control_bytes(word: u64) -> u64 {
-  word.wrapping_sub(ONES * 0x20) & !word & HIGHS
+  bytes_equal(word, b'"') | bytes_equal(word, b'\\') | control_bytes(word)
 }
 
 /// One pass over the text, checking RFC 8259's grammar (what `JSON.parse` accepts) while it writes the entries.
