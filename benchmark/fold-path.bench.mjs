@@ -1,6 +1,8 @@
 // ─── fold-path benchmark: the table of issue 8, through McpServer + Client ──────────────────────────────────────
 // Three servers answer the same tool, each behind its own Client over an in-memory transport with a session id:
 //   none    the server with no plugin (the floor: what a call costs anyway);
+//   stringify  the same server whose tool also runs one JSON.stringify(structuredContent) per call: the "one
+//           stringify" that JS-thread time is counted beyond, timed in the same plumbing and conditions as a fold;
 //   native  the same server with this package attached (createResultHandles(...).attach(server));
 //   lean    the same server with the leanest plain-JS fold we can write (the bar): one
 //           JSON.stringify(structuredContent), a === check that the text repeats it, a preview/shape walk over the
@@ -131,7 +133,12 @@ let payload = structuredResult({});
 
 async function connect(kind) {
   const server = new McpServer({ name: `bench-${kind}`, version: '1.0.0' });
-  const answer = kind === 'lean' ? async (extra) => leanFold(payload, extra.sessionId) : async () => payload;
+  const answer =
+    kind === 'lean'
+      ? async (extra) => leanFold(payload, extra.sessionId)
+      : kind === 'stringify'
+        ? async () => (JSON.stringify(payload.structuredContent) === undefined ? undefined : payload)
+        : async () => payload;
   server.registerTool('answer', { description: 'The current answer' }, answer);
   if (kind === 'lean') {
     server.registerTool(
@@ -188,11 +195,19 @@ function jsThreadCpuMs() {
   }
 }
 
-/** JS-thread time `fn` takes: CPU time where it can be read, else event-loop active time. */
+/**
+ * JS-thread time `fn` takes: CPU time where it can be read, else event-loop active time. Linux adds a running
+ * thread's time to both clocks (schedstat and `getrusage(RUSAGE_THREAD)`, behind `process.threadCpuUsage`) at
+ * scheduler ticks and when it sleeps, so a run that ends without the thread sleeping reads up to a tick (a few ms)
+ * short: the clock is read after a sleep on both sides of `fn`, so that a bare stringify and a whole call (which
+ * sleeps while the engine works) are read alike.
+ */
 async function jsThreadTime(fn) {
+  await sleep(1);
   const cpu = jsThreadCpuMs();
   const elu = performance.eventLoopUtilization();
   const value = await fn();
+  await sleep(1);
   const busy = cpu === undefined ? performance.eventLoopUtilization(elu).active : jsThreadCpuMs() - cpu;
   return { busy, value };
 }
@@ -215,8 +230,8 @@ async function worstStall(fn) {
   return { stall: worst, value };
 }
 
-/** One call: wall time, JS-thread busy time and the worst event-loop stall, in ms. */
-async function observed(client) {
+/** One call: wall time, JS-thread busy time and the worst event-loop stall, in ms; `folds`: the answer must fold. */
+async function observed(client, folds = true) {
   globalThis.gc?.();
   let wall = 0;
   const {
@@ -230,7 +245,7 @@ async function observed(client) {
       return result;
     }),
   );
-  if (!result.structuredContent?.handle) {
+  if (folds && !result.structuredContent?.handle) {
     throw new Error(`the answer did not fold: ${JSON.stringify(result).slice(0, 300)}`);
   }
   return { wall, busy, stall, handle: result.structuredContent.handle };
@@ -318,7 +333,7 @@ const FOLD_SIZES = (() => {
 })();
 
 async function main() {
-  const [none, native, lean] = await Promise.all(['none', 'native', 'lean'].map(connect));
+  const [none, native, lean, stringifyOnly] = await Promise.all(['none', 'native', 'lean', 'stringify'].map(connect));
   const cpuClock = typeof process.threadCpuUsage === 'function' ? 'process.threadCpuUsage' : 'schedstat';
   console.log(
     `node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}); ` +
@@ -351,20 +366,21 @@ async function main() {
   }
 
   if (process.argv.includes('--under-only')) {
-    await Promise.all([none, native, lean].map((client) => client.close()));
+    await Promise.all([none, native, lean, stringifyOnly].map((client) => client.close()));
     return;
   }
   console.log('\nFolding (structuredContent + the same JSON as text): native vs the lean plain-JS fold\n');
   console.log(
     row([
       'answer',
-      'one JSON.stringify: JS-thread CPU, mean (wall: median, worst)',
-      'JS-thread CPU beyond it, mean: package / lean (ratio)',
+      'one JSON.stringify alone: JS-thread CPU, mean (wall: median, worst)',
+      'a call that only stringifies: JS-thread CPU, mean (worst stall)',
+      'JS-thread CPU beyond that call, mean: package / lean (ratio)',
       'worst stall: package / lean',
       'wall: package / lean (ratio)',
     ]),
   );
-  console.log(row(['---', '---', '---', '---', '---']));
+  console.log(row(['---', '---', '---', '---', '---', '---']));
   const handles = {};
   for (const [mb, runs] of FOLD_SIZES) {
     const answer = ordersAnswer(mb * MB, makeOrder);
@@ -384,26 +400,32 @@ async function main() {
       stringify.push(busy);
       stringifyWall.push(wall);
     };
-    const seen = { native: [], lean: [] };
+    const seen = { native: [], lean: [], stringify: [] };
     await observed(native);
     await observed(lean);
+    await observed(stringifyOnly, false);
     for (let r = 0; r < runs; r++) {
       await timeStringify();
       seen.native.push(await observed(native));
       seen.lean.push(await observed(lean));
+      seen.stringify.push(await observed(stringifyOnly, false));
     }
     // CPU times are averaged: schedstat's few-ms granularity averages out over the runs, a median would not.
     const mean = (list) => list.reduce((sum, value) => sum + value, 0) / list.length;
     const oneStringify = mean(stringify);
+    const busy = (list) => mean(list.map((sample) => sample.busy));
+    const stringifyCall = busy(seen.stringify);
     const med = (list, key) => median(list.map((sample) => sample[key]));
     const worst = (list) => Math.max(...list.map((sample) => sample.stall));
-    const beyond = (list) => Math.max(0, mean(list.map((sample) => sample.busy)) - oneStringify);
+    // Beyond the call that only stringifies: the same plumbing, timers and GC conditions, so only the fold differs.
+    const beyond = (list) => Math.max(0, busy(list) - stringifyCall);
     const [nb, lb] = [beyond(seen.native), beyond(seen.lean)];
     const [nw, lw] = [med(seen.native, 'wall'), med(seen.lean, 'wall')];
     console.log(
       row([
         `${mb} MB`,
         `${ms(oneStringify)} (${ms(median(stringifyWall))}, ${ms(Math.max(...stringifyWall))})`,
+        `${ms(stringifyCall)} (${ms(worst(seen.stringify))})`,
         `${ms(nb)} / ${ms(lb)} (${(nb / lb).toFixed(2)}×)`,
         `${ms(worst(seen.native))} / ${ms(worst(seen.lean))}`,
         `${ms(nw)} / ${ms(lw)} (${(nw / lw).toFixed(2)}×)`,
@@ -419,7 +441,7 @@ async function main() {
 
   if (handles.native !== undefined) await queryRow(native, lean, handles);
   if (FOLD_SIZES.some(([mb]) => mb === 50)) rssRows();
-  await Promise.all([none, native, lean].map((client) => client.close()));
+  await Promise.all([none, native, lean, stringifyOnly].map((client) => client.close()));
 }
 
 /** The result_query row: the last 20 orders of the kept 10 MB answer, package against the lean fold's store. */
