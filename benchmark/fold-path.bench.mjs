@@ -431,6 +431,11 @@ async function main() {
         `${ms(nw)} / ${ms(lw)} (${(nw / lw).toFixed(2)}×)`,
       ]),
     );
+    const [na, la] = [Math.max(0, busy(seen.native) - oneStringify), Math.max(0, busy(seen.lean) - oneStringify)];
+    console.log(
+      `|   | JS-thread CPU per call, mean: package ${ms(busy(seen.native))}, lean ${ms(busy(seen.lean))}; ` +
+        `beyond the stringify alone: ${ms(na)} / ${ms(la)} (${(na / la).toFixed(2)}×) | | | | |`,
+    );
     if (mb === 10) {
       handles.native = seen.native[0].handle;
       handles.lean = seen.lean[0].handle;
