@@ -257,9 +257,9 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
       if (typeof handler !== 'function') return handler; // task handlers ({ createTask, … }) are left alone
       const original = handler as ToolHandler;
       return async function resultHandlesTool(this: unknown, ...callArgs: unknown[]) {
-        if (guard.nested()) return original.apply(this, callArgs);
-        const result = await guard.run(() => original.apply(this, callArgs));
         const extra = callArgs[callArgs.length - 1] as RequestExtraLike | undefined;
+        if (guard.nested(extra)) return original.apply(this, callArgs);
+        const result = await guard.run(extra, () => original.apply(this, callArgs));
         const args = callArgs.length > 1 ? callArgs[0] : undefined;
         const schema = registered.outputSchema;
         return core.fit(result, {
