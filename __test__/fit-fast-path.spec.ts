@@ -130,19 +130,35 @@ describe('the fit fast path decides as the engine does', () => {
     expect(checked).toBeGreaterThan(300);
   });
 
-  it("the engine's one-scan check passes a text only when its exact size is under the threshold", async () => {
+  it("the engine's one-pass check passes a text only when its exact size is under the threshold", async () => {
     let certain = 0;
     let checked = 0;
+    let beside = 0;
     for (const text of [...texts(), ...textsAtTheThreshold()]) {
       if (text.length > THRESHOLD) continue; // hosts ask only about texts at most a threshold long
       const bytes = answerBytes({ content: [{ type: 'text', text }] });
-      const under = engine.textCertainlyUnderThreshold(text);
+      const under = engine.textCertainlyUnderThreshold(text, false);
       expect(under && bytes > THRESHOLD, `${text.slice(0, 80)}… measures ${bytes}`).toBe(false);
       if (under) certain += 1;
       checked += 1;
+      // Beside structuredContent the text stands for the structuredContent it repeats.
+      let structured: unknown;
+      try {
+        structured = JSON.parse(text);
+      } catch {
+        continue;
+      }
+      if (typeof structured !== 'object' || structured === null) continue;
+      const structuredBytes = answerBytes({ content: [{ type: 'text', text }], structuredContent: structured });
+      const repeatsUnder = engine.textCertainlyUnderThreshold(text, true);
+      expect(repeatsUnder && structuredBytes > THRESHOLD, `${text.slice(0, 80)}… beside: ${structuredBytes}`).toBe(
+        false,
+      );
+      if (repeatsUnder) beside += 1;
     }
     expect(checked).toBeGreaterThan(100);
     expect(certain).toBeGreaterThan(checked / 4); // it is not a check that never says yes
+    expect(beside).toBeGreaterThan(10);
   });
 
   it('a text holding a lone surrogate crosses as UTF-16 and is measured and compared as JS reads it', async () => {

@@ -75,7 +75,8 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
         ? engine.prepareAnswerSync(answer, parts)
         : engine.prepareAnswer(answer, parts, buffer as native.AnswerBuffer | undefined),
     reserveAnswer: (units) => engine.reserveAnswer(units),
-    textCertainlyUnderThreshold: (text) => engine.textCertainlyUnderThreshold(text),
+    textCertainlyUnderThreshold: (text, repeatsStructured) =>
+      engine.textCertainlyUnderThreshold(text, repeatsStructured),
     commit: (plan, session, subject) =>
       engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),
     query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),

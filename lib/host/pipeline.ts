@@ -62,10 +62,11 @@ export interface EngineLike {
    */
   reserveAnswer?(units: number): unknown;
   /**
-   * Whether a text answer (a result whose only content is this text, at most a threshold long) certainly passes
-   * under the threshold: one native scan, no fold. `false` means only that `prepare` decides.
+   * Whether a text answer (at most a threshold long) certainly passes under the threshold: one native pass over its
+   * UTF-16 units, no fold. `repeatsStructured`: it is the only text beside structuredContent; else the text is the
+   * answer. `false` means only that `prepare` decides.
    */
-  textCertainlyUnderThreshold?(text: string): boolean;
+  textCertainlyUnderThreshold?(text: string, repeatsStructured: boolean): boolean;
   commit(plan: FitPlanLike, session?: string | null, subject?: string | null): Promise<string>;
   query(argsJson: string, session?: string | null, subject?: string | null): Promise<string>;
   /** The arguments with their handle references resolved (JSON text), or null when they hold none. */
@@ -144,34 +145,20 @@ function splitAnswer(result: Record<string, unknown>): SplitAnswer | undefined {
   return { structured, text };
 }
 
-/** A number with an exponent: the only JSON whose canonical form can be longer than its text (`1e20`). */
-const EXPONENT = /[0-9][eE]/;
-
-/** The engine's one-scan check of a text answer (see `EngineLike.textCertainlyUnderThreshold`). */
-type TextScan = (text: string) => boolean;
+/** The engine's one-pass check of a text answer (see `EngineLike.textCertainlyUnderThreshold`). */
+type TextScan = (text: string, repeatsStructured: boolean) => boolean;
 
 /**
- * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone. Beside
- * structuredContent, the text either repeats it (the answer is then the text's canonical form, never longer than
- * the text unless a number has an exponent or the text a raw lone surrogate) or the answer passes anyway: no native
- * call. A text alone is the answer: its canonical form when it holds JSON, else `JSON.stringify(text)`; UTF-16
- * length bounds both from below and above where that settles it, else the engine's one scan (`scan`, once the
- * engine is open) does. Anything unsure goes the exact way.
+ * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone, without a
+ * fold: the engine's one pass over the text (`scan`, once the engine is open) decides, but for a text alone so
+ * short that even quoted, at most 6 bytes per UTF-16 unit (`\u0001`), it fits. Anything unsure goes the exact way.
  */
 function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | undefined): boolean {
   const text = split.text;
   if (text === undefined || text.length > threshold) return false;
-  if (split.structured !== undefined) {
-    if (EXPONENT.test(text) || !text.isWellFormed()) return false;
-    return utf8Within(text, threshold);
-  }
-  // At most 6 bytes per UTF-16 unit (`\u0001`), plus the quotes.
-  if (text.length * 6 + 2 <= threshold) return true;
-  const bytes = Buffer.byteLength(text);
-  // Escaping adds at most one byte per unit (`\"`, `\\`, `\n`) but for rare control characters and lone
-  // surrogates; a JSON text's canonical form is never longer than the text but for exponents.
-  if (bytes + text.length + 2 <= threshold && text.isWellFormed() && !RARE_ESCAPE_OR_EXPONENT.test(text)) return true;
-  return scan?.(text) ?? false;
+  const repeatsStructured = split.structured !== undefined;
+  if (!repeatsStructured && text.length * 6 + 2 <= threshold) return true;
+  return scan?.(text, repeatsStructured) ?? false;
 }
 
 /** Whether a well-formed string is at most `threshold` bytes in UTF-8 (at most 3 bytes per UTF-16 unit). */
@@ -179,9 +166,6 @@ function utf8Within(text: string, threshold: number): boolean {
   if (text.length > threshold) return false;
   return text.length * 3 <= threshold || Buffer.byteLength(text) <= threshold;
 }
-
-/** A character `JSON.stringify` writes as a six-character `\uXXXX` escape, or a number with an exponent (one pass). */
-const RARE_ESCAPE_OR_EXPONENT = /[\x00-\x07\x0b\x0e-\x1f]|[0-9][eE]/;
 
 /**
  * The steps of one fit and one query, shared by both hosts.
@@ -230,9 +214,9 @@ export class HostPipeline {
   private textScan(): TextScan | undefined {
     const engine = this.opened;
     if (!engine?.textCertainlyUnderThreshold) return undefined;
-    return (text) => {
+    return (text, repeatsStructured) => {
       try {
-        return engine.textCertainlyUnderThreshold!(text);
+        return engine.textCertainlyUnderThreshold!(text, repeatsStructured);
       } catch {
         return false; // prepare decides, and reports what failed
       }

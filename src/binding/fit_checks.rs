@@ -1,30 +1,47 @@
-//! Cheap checks a host makes before `prepare`, so that an answer that cannot fold costs no more than a scan.
+//! Cheap checks a host makes before `prepare`, so that an answer that cannot fold costs no more than a pass.
+
+use std::cell::RefCell;
 
 use napi::{Env, Result};
 use napi_derive::napi;
 
 use super::engine::ResultHandlesEngine;
 use super::error::run_sync;
-use super::text::JsText;
-use crate::core::fold::{text_answer_json_of_utf16, text_size_bound};
+use super::text::LazyJsText;
+use crate::core::fold::units_certainly_under;
+
+/// Units a thread keeps room for between checks: a default threshold's texts, without holding on to a huge one.
+const KEPT_UNITS: usize = 64 * 1024;
+
+thread_local! {
+  /// The units of the text being checked: each check runs on the JS thread, so one buffer per thread is reused.
+  static UNITS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+}
 
 #[napi]
 impl ResultHandlesEngine {
-  /// Whether a text answer (a CallToolResult whose only content is this text) is certainly no larger than
-  /// `thresholdBytes`, from one scan that writes nothing (see `core::fold::text_size_bound`); `false` means only
-  /// that `prepare` must decide. On the JS thread: pass texts of at most a threshold's length.
+  /// Whether a text answer is certainly no larger than `thresholdBytes`, from one pass over its UTF-16 units (see
+  /// `core::fold::units_certainly_under`); `false` means only that `prepare` must decide. `repeatsStructured`: the
+  /// text is the only text beside structuredContent (then only a text repeating it matters); else the text is the
+  /// answer. On the JS thread: pass texts of at most a threshold's length.
   #[napi]
   pub fn text_certainly_under_threshold(
     &self,
     env: Env,
-    #[napi(ts_arg_type = "string")] text: JsText,
+    #[napi(ts_arg_type = "string")] text: LazyJsText,
+    repeats_structured: Option<bool>,
   ) -> Result<bool> {
     let threshold = self.threshold_bytes() as usize;
-    run_sync(&env, || {
-      Ok(match &text {
-        JsText::Utf8(text) => text_size_bound(text) <= threshold,
-        JsText::Utf16(units) => text_answer_json_of_utf16(units).len() <= threshold,
-      })
+    let repeats_structured = repeats_structured.unwrap_or(false);
+    UNITS.with_borrow_mut(|units| {
+      text.read_units(units)?;
+      let certain = run_sync(&env, || {
+        Ok(units_certainly_under(units, repeats_structured, threshold))
+      });
+      if units.capacity() > KEPT_UNITS {
+        *units = Vec::new();
+      }
+      certain
     })
   }
 }

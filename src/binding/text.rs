@@ -170,4 +170,28 @@ impl LazyJsText {
     // SAFETY: as in `read`.
     unsafe { utf16_len(self.env, self.value) }
   }
+
+  /// The string's UTF-16 units, copied into `buffer` (emptied first): no transcoding, so lone surrogates stay.
+  pub fn read_units(&self, buffer: &mut Vec<u16>) -> Result<()> {
+    let len = self.units()?;
+    buffer.clear();
+    buffer.reserve(len + 1);
+    let mut written = 0;
+    check_status!(
+      // SAFETY: as in `read`; the buffer has room for `len` units and the NUL V8 writes.
+      unsafe {
+        sys::napi_get_value_string_utf16(
+          self.env,
+          self.value,
+          buffer.as_mut_ptr(),
+          len + 1,
+          &mut written,
+        )
+      },
+      "Expected a string"
+    )?;
+    // SAFETY: V8 initialized the first `written` units (at most `len`).
+    unsafe { buffer.set_len(written.min(len)) };
+    Ok(())
+  }
 }

@@ -152,10 +152,17 @@ pub fn fold_answer(source: AnswerSource<'_>, settings: &FoldSettings) -> CoreRes
   }
 }
 
-/// At least the size [`fold_answer`] measures for `AnswerSource::Text(text)`, from one scan that writes nothing:
-/// a bound at most `threshold_bytes` means the text passes whole, without writing its canonical form.
-pub fn text_size_bound(text: &str) -> usize {
-  measure::text_size_bound(text)
+/// Whether a text answer, given as the UTF-16 units JS holds, is certainly no larger than `threshold_bytes`,
+/// from one pass over the units (and for a text alone that the pass leaves unsure, one scan of its grammar that
+/// writes nothing);
+/// `repeats_structured` when it is the only text beside structuredContent. `false` means only that the exact way
+/// (`fold_answer`) must decide.
+pub fn units_certainly_under(
+  units: &[u16],
+  repeats_structured: bool,
+  threshold_bytes: usize,
+) -> bool {
+  measure::units_certainly_under(units, repeats_structured, threshold_bytes)
 }
 
 /// For a text given as UTF-16 units (one holding raw lone surrogates, which UTF-8 cannot carry): its canonical

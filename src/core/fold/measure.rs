@@ -55,6 +55,122 @@ fn json_size_bound(text: &str) -> Option<usize> {
   Some(bound)
 }
 
+/// Whether a text answer of `units` (UTF-16, as JS holds it) is certainly no larger than `threshold` bytes, from
+/// one pass over the units and no copy; `false` means only that the exact way must decide.
+///
+/// `repeats_structured`: the text is the only text beside structuredContent, so the answer is structuredContent,
+/// and the text either repeats it (then the answer's size is the canonical form of the text, never longer than the
+/// text but for numbers with an exponent) or does not (then the answer passes whole anyway). A text alone is the
+/// answer: its canonical form when it holds JSON, else the quoted text, which escaping makes at most one byte per
+/// unit longer but for characters written as six-byte escapes; a text that is still unsure is scanned as
+/// [`text_size_bound`] scans it.
+pub(crate) fn units_certainly_under(
+  units: &[u16],
+  repeats_structured: bool,
+  threshold: usize,
+) -> bool {
+  if units.len() > threshold {
+    return false;
+  }
+  let facts = UnitFacts::of(units);
+  if facts.surrogates && has_lone_surrogate(units) {
+    // JSON.stringify writes a lone surrogate as a six-byte escape: rare enough to leave to the exact way.
+    return false;
+  }
+  if repeats_structured {
+    return !facts.exponent && facts.utf8_len <= threshold;
+  }
+  let quoted_at_most = facts.utf8_len + units.len() + 2;
+  if quoted_at_most <= threshold && !facts.exponent && !facts.six_byte_escape {
+    return true;
+  }
+  // ASCII (each unit its byte) is narrowed in one pass; anything else decoded.
+  let ascii = (facts.utf8_len == units.len())
+    .then(|| String::from_utf8(units.iter().map(|&unit| unit as u8).collect()).ok())
+    .flatten();
+  let text = ascii.unwrap_or_else(|| String::from_utf16_lossy(units));
+  text_size_bound(&text) <= threshold
+}
+
+/// What one pass over a text's UTF-16 units tells of its size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct UnitFacts {
+  /// `Buffer.byteLength(text)` when the text is well-formed.
+  utf8_len: usize,
+  /// A surrogate unit, paired or not.
+  surrogates: bool,
+  /// A digit followed by `e` or `E`: the only way a number is written with an exponent.
+  exponent: bool,
+  /// A control character `JSON.stringify` writes as a six-byte `\u00XX` escape (all but `\b\t\n\f\r`).
+  six_byte_escape: bool,
+}
+
+impl UnitFacts {
+  /// Most texts are passed whole and this pass is most of what they cost, so it is written for the compiler's
+  /// vector instructions: a block of plain ASCII (no unit from 0x80 and none below 0x20) adds nothing but its
+  /// units, which an OR and a minimum over the block tell; any other block is read unit by unit. Digits followed
+  /// by an `e` are looked for in a second pass, pairwise.
+  fn of(units: &[u16]) -> Self {
+    let mut facts = UnitFacts {
+      utf8_len: units.len(),
+      surrogates: false,
+      exponent: false,
+      six_byte_escape: false,
+    };
+    for block in units.chunks(64) {
+      let (mut all_bits, mut lowest) = (0u16, u16::MAX);
+      for &unit in block {
+        all_bits |= unit;
+        lowest = lowest.min(unit);
+      }
+      if all_bits >= 0x80 || lowest < 0x20 {
+        facts.add_unit_by_unit(block);
+      }
+    }
+    let mut digit_e = false;
+    for (&before, &unit) in units.iter().zip(units.get(1..).unwrap_or_default()) {
+      digit_e |= is_digit(before) & is_e(unit);
+    }
+    facts.exponent = digit_e;
+    facts
+  }
+
+  fn add_unit_by_unit(&mut self, block: &[u16]) {
+    for &unit in block {
+      let surrogate = is_surrogate(unit);
+      // A surrogate is half of a four-byte character (a lone one is left to the exact way).
+      self.utf8_len +=
+        usize::from(unit >= 0x80) + usize::from(unit >= 0x800) - usize::from(surrogate);
+      self.surrogates |= surrogate;
+      self.six_byte_escape |= is_six_byte_escape(unit);
+    }
+  }
+}
+
+#[inline(always)]
+fn is_surrogate(unit: u16) -> bool {
+  unit & 0xF800 == 0xD800
+}
+
+#[inline(always)]
+fn is_digit(unit: u16) -> bool {
+  unit.wrapping_sub(u16::from(b'0')) < 10
+}
+
+#[inline(always)]
+fn is_e(unit: u16) -> bool {
+  (unit | 0x20) == u16::from(b'e')
+}
+
+#[inline(always)]
+fn is_six_byte_escape(unit: u16) -> bool {
+  (unit < 0x08) | (unit == 0x0B) | (unit.wrapping_sub(0x0E) < 0x12)
+}
+
+fn has_lone_surrogate(units: &[u16]) -> bool {
+  char::decode_utf16(units.iter().copied()).any(|unit| unit.is_err())
+}
+
 #[cfg(test)]
 mod tests {
   use super::super::{fold_answer, AnswerSource, FoldOutcome, FoldSettings};
@@ -185,6 +301,94 @@ mod tests {
       exact_hits > 10_000,
       "the bound is rarely exact: {exact_hits}"
     );
+  }
+
+  /// Raw pieces a text may hold beside its JSON: controls, non-ASCII, a pair, an exponent, quotes.
+  const RAW: &[&str] = &[
+    "\u{1}", "\n", "\u{1f}", "é", "€", "😀", "1e5", "9E", "\"", "\\", "x",
+  ];
+
+  #[test]
+  fn a_text_certainly_under_by_its_units_is_under_by_its_exact_size() {
+    let mut rng = Lcg(13);
+    let (mut alone, mut beside) = (0, 0);
+    for _ in 0..20_000 {
+      let mut text = String::new();
+      value(&mut rng, 0, &mut text);
+      for _ in 0..rng.next(3) {
+        let at = text
+          .char_indices()
+          .nth(rng.next(text.chars().count() + 1))
+          .map_or(text.len(), |(at, _)| at);
+        text.insert_str(at, rng.pick(RAW));
+      }
+      let units: Vec<u16> = text.encode_utf16().collect();
+      let size = exact(&text);
+      // structuredContent is an object: only a text holding one (or an array, as JS reads it) can repeat it.
+      let holds_json =
+        text.starts_with(['{', '[']) && super::super::canonical_json(&text).is_some();
+      for threshold in [
+        size.saturating_sub(2),
+        size,
+        size + 3,
+        units.len() * 2 + 2,
+        units.len() * 3 + 2,
+      ] {
+        if units_certainly_under(&units, false, threshold) {
+          assert!(size <= threshold, "{text:?} alone: {size} > {threshold}");
+          alone += 1;
+        }
+        // Beside structuredContent only a text holding the same JSON counts (any other passes whole).
+        if holds_json && units_certainly_under(&units, true, threshold) {
+          assert!(size <= threshold, "{text:?} beside: {size} > {threshold}");
+          beside += 1;
+        }
+      }
+    }
+    assert!(
+      alone > 20_000 && beside > 5_000,
+      "rarely certain: {alone} alone, {beside} beside"
+    );
+  }
+
+  #[test]
+  fn the_units_pass_reads_the_utf8_length_exponents_and_six_byte_escapes() {
+    let long_plain = "a".repeat(300);
+    let cases: &[(&str, bool, bool)] = &[
+      ("", false, false),
+      ("plain é€😀", false, false),
+      ("[1e5]", true, false),
+      ("[2.5E+3]", true, false),
+      ("e1 E2 x9 9x", false, false),
+      ("\u{7}\u{b}", false, true),
+      ("\u{8}\t\n\u{c}\r", false, false),
+      ("\u{1f}", false, true),
+    ];
+    for &(text, exponent, six_byte_escape) in cases {
+      let units: Vec<u16> = text.encode_utf16().collect();
+      let facts = UnitFacts::of(&units);
+      assert_eq!(facts.utf8_len, text.len(), "{text:?}");
+      assert_eq!(
+        (facts.exponent, facts.six_byte_escape),
+        (exponent, six_byte_escape),
+        "{text:?}"
+      );
+    }
+    // An exponent whose digit ends one block and whose `e` starts the next.
+    let across = format!("{}1e5", &long_plain[..255]);
+    assert!(UnitFacts::of(&across.encode_utf16().collect::<Vec<_>>()).exponent);
+    let split = format!("{}9{}", &long_plain[..255], "e");
+    assert!(UnitFacts::of(&split.encode_utf16().collect::<Vec<_>>()).exponent);
+  }
+
+  #[test]
+  fn a_lone_surrogate_is_left_to_the_exact_way() {
+    for units in [vec![0x61, 0xD800, 0x62], vec![0xDC00], vec![0xDE00, 0xD83D]] {
+      assert!(!units_certainly_under(&units, false, 1 << 20));
+      assert!(!units_certainly_under(&units, true, 1 << 20));
+    }
+    let pair: Vec<u16> = "😀".encode_utf16().collect();
+    assert!(units_certainly_under(&pair, false, 1 << 20));
   }
 
   #[test]
