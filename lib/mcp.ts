@@ -259,7 +259,13 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
       return async function resultHandlesTool(this: unknown, ...callArgs: unknown[]) {
         const extra = callArgs[callArgs.length - 1] as RequestExtraLike | undefined;
         if (guard.nested(extra)) return original.apply(this, callArgs);
-        const result = await guard.run(extra, () => original.apply(this, callArgs));
+        let result: unknown;
+        guard.enter(extra);
+        try {
+          result = await original.apply(this, callArgs);
+        } finally {
+          guard.leave(extra);
+        }
         const args = callArgs.length > 1 ? callArgs[0] : undefined;
         const schema = registered.outputSchema;
         return core.fit(result, {

@@ -12,7 +12,12 @@
  * @example
  * ```ts
  * if (guard.nested(extra)) return handler(args, extra);
- * const result = await guard.run(extra, () => handler(args, extra));
+ * guard.enter(extra);
+ * try {
+ *   result = await handler(args, extra);
+ * } finally {
+ *   guard.leave(extra);
+ * }
  * ```
  */
 export class NestingGuard {
@@ -20,17 +25,24 @@ export class NestingGuard {
 
   /** Whether `extra` is that of a wrapped tool call still running. */
   nested(extra: unknown): boolean {
-    return typeof extra === 'object' && extra !== null && this.running.has(extra);
+    return isExtra(extra) && this.running.has(extra);
   }
 
-  /** Runs `work` as the wrapped tool call of `extra` (a call with no `extra` object cannot be told apart). */
-  async run<T>(extra: unknown, work: () => T | Promise<T>): Promise<T> {
-    if (typeof extra !== 'object' || extra === null) return work();
-    this.running.add(extra);
-    try {
-      return await work();
-    } finally {
-      this.running.delete(extra);
-    }
+  /**
+   * A wrapped tool call with this `extra` starts (a call with no `extra` object cannot be told apart). Enter and
+   * leave rather than a `run(work)`: the wrapper already awaits the handler, and a call under the threshold is a few
+   * microseconds in all, so no promise is added around it.
+   */
+  enter(extra: unknown): void {
+    if (isExtra(extra)) this.running.add(extra);
   }
+
+  /** The wrapped tool call with this `extra` ended, answered or thrown. */
+  leave(extra: unknown): void {
+    if (isExtra(extra)) this.running.delete(extra);
+  }
+}
+
+function isExtra(extra: unknown): extra is object {
+  return typeof extra === 'object' && extra !== null;
 }
