@@ -2,6 +2,8 @@
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use napi::bindgen_prelude::{JsObjectValue, JsValue, PromiseRaw, ToNapiValue};
 use napi::{Env, Error, Status};
@@ -36,6 +38,24 @@ pub fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> napi::Res
   }
 }
 
+/// A future whose panics, in any poll, end it with the internal-fault error instead of unwinding into the runtime.
+/// It guards the work where it runs: spawning the work as a task of its own to catch a panic at the join costs a
+/// hand-off between threads per call.
+struct PanicGuard<F> {
+  work: Pin<Box<F>>,
+}
+
+impl<F: Future<Output = CoreResult<T>>, T> Future for PanicGuard<F> {
+  type Output = CoreResult<T>;
+
+  fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    let work = self.get_mut().work.as_mut();
+    // Ready at once on a panic, so the unwound future is never polled again.
+    catch_unwind(AssertUnwindSafe(|| work.poll(cx)))
+      .unwrap_or_else(|_| Poll::Ready(Err(panic_error())))
+  }
+}
+
 /// Runs async engine work (store I/O) on the napi tokio runtime; rejects with a coded error.
 pub fn run_async<'env, T, V>(
   env: &'env Env,
@@ -46,14 +66,12 @@ where
   T: Send + 'static,
   V: ToNapiValue,
 {
-  let guarded = async move {
-    // A panic inside `work` must reject this promise, not abort the process.
-    let outcome = tokio::spawn(work)
-      .await
-      .unwrap_or_else(|_| Err(panic_error()));
-    Ok::<CoreResult<T>, Error>(outcome)
+  // A panic inside `work` must reject this promise, not abort the process.
+  let guarded = PanicGuard {
+    work: Box::pin(work),
   };
-  env.spawn_future_with_callback(guarded, move |env, outcome| match outcome {
+  let settled = async move { Ok::<CoreResult<T>, Error>(guarded.await) };
+  env.spawn_future_with_callback(settled, move |env, outcome| match outcome {
     Ok(value) => to_js(env, value),
     Err(error) => Err(to_js_error(env, &error)),
   })
