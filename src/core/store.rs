@@ -414,7 +414,7 @@ impl HandleStore {
       _ => bounded(self.backend.get_range(key, span.byte_start, span.byte_end)).await?,
     };
     crypto(bytes.len(), move || {
-      seal::open_span(&keys, &header, &span, &bytes).ok()
+      seal::open_span(&keys, &header, &span, bytes).ok()
     })
     .await
   }
