@@ -5,7 +5,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use napi::bindgen_prelude::{JsObjectValue, JsValue, PromiseRaw, ToNapiValue};
+use napi::bindgen_prelude::{spawn_blocking, JsObjectValue, JsValue, PromiseRaw, ToNapiValue};
+use napi::JsDeferred;
 use napi::{Env, Error, Status};
 
 use crate::core::error::{CoreError, CoreResult};
@@ -77,23 +78,55 @@ where
   })
 }
 
+/// How a promise made by [`run_blocking`] is settled, on the JS thread.
+type Settle<V> = Box<dyn FnOnce(Env) -> napi::Result<V> + Send>;
+
+/// The promise of one [`run_blocking`] call. Settled once; dropped unsettled (its work cancelled, as when the
+/// runtime shuts down) it rejects with the internal-fault error rather than leave the promise pending forever.
+struct Pending<V: ToNapiValue + 'static> {
+  deferred: Option<JsDeferred<V, Settle<V>>>,
+}
+
+impl<V: ToNapiValue + 'static> Pending<V> {
+  fn settle(mut self, settle: Settle<V>) {
+    if let Some(deferred) = self.deferred.take() {
+      deferred.resolve(settle);
+    }
+  }
+}
+
+impl<V: ToNapiValue + 'static> Drop for Pending<V> {
+  fn drop(&mut self) {
+    if let Some(deferred) = self.deferred.take() {
+      deferred.resolve(Box::new(|env| Err(to_js_error(&env, &panic_error()))));
+    }
+  }
+}
+
 /// Runs CPU-bound engine work off the JS thread (tokio's blocking pool); rejects with a coded error.
+///
+/// The work goes straight to the blocking pool and settles its promise from there: going through an async task
+/// first (to await the blocking one) costs a hand-off to a runtime worker and back per call.
 pub fn run_blocking<'env, T, V>(
   env: &'env Env,
   work: impl FnOnce() -> CoreResult<T> + Send + 'static,
-  to_js: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
+  to_js: impl FnOnce(&Env, T) -> napi::Result<V> + Send + 'static,
 ) -> napi::Result<PromiseRaw<'env, V>>
 where
   T: Send + 'static,
-  V: ToNapiValue,
+  V: ToNapiValue + 'static,
 {
-  run_async(
-    env,
-    async move {
-      tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|_| Err(panic_error()))
-    },
-    to_js,
-  )
+  let (deferred, promise) = env.create_deferred::<V, Settle<V>>()?;
+  let pending = Pending {
+    deferred: Some(deferred),
+  };
+  spawn_blocking(move || {
+    // A panic inside `work` must reject this promise, not abort the process.
+    let outcome = catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|_| Err(panic_error()));
+    pending.settle(Box::new(move |env| match outcome {
+      Ok(value) => to_js(&env, value),
+      Err(error) => Err(to_js_error(&env, &error)),
+    }));
+  });
+  Ok(PromiseRaw::new(env.raw(), promise.raw()))
 }
