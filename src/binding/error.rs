@@ -39,21 +39,33 @@ pub fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> napi::Res
   }
 }
 
-/// A future whose panics, in any poll, end it with the internal-fault error instead of unwinding into the runtime.
-/// It guards the work where it runs: spawning the work as a task of its own to catch a panic at the join costs a
-/// hand-off between threads per call.
+/// A future whose panics, in any poll or as it is dropped, end it with the internal-fault error instead of unwinding
+/// into the runtime. It guards the work where it runs: spawning the work as a task of its own to catch a panic at the
+/// join costs a hand-off between threads per call.
 struct PanicGuard<F> {
-  work: Pin<Box<F>>,
+  /// `None` once finished: the work is dropped as soon as it is done, under the guard too.
+  work: Option<Pin<Box<F>>>,
 }
 
 impl<F: Future<Output = CoreResult<T>>, T> Future for PanicGuard<F> {
   type Output = CoreResult<T>;
 
   fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-    let work = self.get_mut().work.as_mut();
-    // Ready at once on a panic, so the unwound future is never polled again.
-    catch_unwind(AssertUnwindSafe(|| work.poll(cx)))
-      .unwrap_or_else(|_| Poll::Ready(Err(panic_error())))
+    let this = self.get_mut();
+    let Some(work) = this.work.as_mut() else {
+      return Poll::Ready(Err(panic_error()));
+    };
+    let polled = catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx)));
+    if let Ok(Poll::Pending) = polled {
+      return Poll::Pending;
+    }
+    // A future that unwound may panic again as it drops.
+    let work = this.work.take();
+    let dropped = catch_unwind(AssertUnwindSafe(move || drop(work)));
+    match (polled, dropped) {
+      (Ok(Poll::Ready(outcome)), Ok(())) => Poll::Ready(outcome),
+      _ => Poll::Ready(Err(panic_error())),
+    }
   }
 }
 
@@ -69,7 +81,7 @@ where
 {
   // A panic inside `work` must reject this promise, not abort the process.
   let guarded = PanicGuard {
-    work: Box::pin(work),
+    work: Some(Box::pin(work)),
   };
   let settled = async move { Ok::<CoreResult<T>, Error>(guarded.await) };
   env.spawn_future_with_callback(settled, move |env, outcome| match outcome {
