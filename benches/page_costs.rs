@@ -7,7 +7,7 @@ use std::sync::{Arc, LazyLock};
 
 use divan::{black_box, Bencher};
 use result_handles_native::core::query::index::{build_index, query_stored, IndexSettings};
-use result_handles_native::core::query::QueryArgs;
+use result_handles_native::core::query::{parse_query_args, QueryArgs};
 use result_handles_native::core::seal::{self, RecordKeys, CHUNK_SIZE};
 use result_handles_native::core::store::config::MemoryConfig;
 use result_handles_native::core::store::memory::MemoryBackend;
@@ -128,5 +128,15 @@ fn singular_read_query(bencher: Bencher) {
       .runtime
       .block_on(query_stored(&kept.store, args.clone(), &owner(), 1 << 20))
       .map(|a| a.len())
+  });
+}
+
+/// What every call pays before the store: the arguments' JSON read and checked, the JSONPath filter parsed.
+#[divan::bench(sample_count = 500)]
+fn parse_page_args(bencher: Bencher) {
+  let text = format!(r#"{{"handle":"{HANDLE}","path":"{FILTER}","limit":20,"offset":40}}"#);
+  bencher.bench(|| {
+    let value: serde_json::Value = serde_json::from_str(black_box(&text)).unwrap_or_default();
+    parse_query_args(&value).map(|args| args.limit)
   });
 }
