@@ -23,13 +23,29 @@ describe('native binding', () => {
     expect(native.engineVersion()).toBe(pkg.version);
   });
 
+  it('turns a panic in async work (after an await) into a rejected promise, and async work still runs', async () => {
+    const error = await native.rejectWithCodeAsync('PANIC').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RESULT_HANDLES_INTERNAL' });
+    const coded = await native.rejectWithCodeAsync('RESULT_PATH_NOT_FOUND').catch((e: unknown) => e);
+    expect(coded).toMatchObject({ code: 'RESULT_PATH_NOT_FOUND', remedy: expect.stringContaining('test hook') });
+    const panics = await Promise.all(
+      Array.from({ length: 8 }, () => native.rejectWithCodeAsync('PANIC').catch((e: { code?: string }) => e.code)),
+    );
+    expect(panics).toEqual(Array(8).fill('RESULT_HANDLES_INTERNAL'));
+  });
+
   it('keeps the test hook inert unless RESULT_HANDLES_TEST_HOOKS=1 when it is called', async () => {
     const before = process.env.RESULT_HANDLES_TEST_HOOKS;
     process.env.RESULT_HANDLES_TEST_HOOKS = '0';
     try {
-      for (const code of ['PANIC', 'RESULT_PATH_NOT_FOUND']) {
-        const error = await native.rejectWithCode(code).catch((e: unknown) => e);
-        expect(error).toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('Test hooks are off') });
+      for (const hook of [native.rejectWithCode, native.rejectWithCodeAsync]) {
+        for (const code of ['PANIC', 'RESULT_PATH_NOT_FOUND']) {
+          const error = await hook(code).catch((e: unknown) => e);
+          expect(error).toMatchObject({
+            code: 'INVALID_INPUT',
+            message: expect.stringContaining('Test hooks are off'),
+          });
+        }
       }
     } finally {
       process.env.RESULT_HANDLES_TEST_HOOKS = before;

@@ -2,8 +2,11 @@
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
-use napi::bindgen_prelude::{JsObjectValue, JsValue, PromiseRaw, ToNapiValue};
+use napi::bindgen_prelude::{spawn_blocking, JsObjectValue, JsValue, PromiseRaw, ToNapiValue};
+use napi::JsDeferred;
 use napi::{Env, Error, Status};
 
 use crate::core::error::{CoreError, CoreResult};
@@ -36,6 +39,36 @@ pub fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> napi::Res
   }
 }
 
+/// A future whose panics, in any poll or as it is dropped, end it with the internal-fault error instead of unwinding
+/// into the runtime. It guards the work where it runs: spawning the work as a task of its own to catch a panic at the
+/// join costs a hand-off between threads per call.
+struct PanicGuard<F> {
+  /// `None` once finished: the work is dropped as soon as it is done, under the guard too.
+  work: Option<Pin<Box<F>>>,
+}
+
+impl<F: Future<Output = CoreResult<T>>, T> Future for PanicGuard<F> {
+  type Output = CoreResult<T>;
+
+  fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    let this = self.get_mut();
+    let Some(work) = this.work.as_mut() else {
+      return Poll::Ready(Err(panic_error()));
+    };
+    let polled = catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx)));
+    if let Ok(Poll::Pending) = polled {
+      return Poll::Pending;
+    }
+    // A future that unwound may panic again as it drops.
+    let work = this.work.take();
+    let dropped = catch_unwind(AssertUnwindSafe(move || drop(work)));
+    match (polled, dropped) {
+      (Ok(Poll::Ready(outcome)), Ok(())) => Poll::Ready(outcome),
+      _ => Poll::Ready(Err(panic_error())),
+    }
+  }
+}
+
 /// Runs async engine work (store I/O) on the napi tokio runtime; rejects with a coded error.
 pub fn run_async<'env, T, V>(
   env: &'env Env,
@@ -46,36 +79,66 @@ where
   T: Send + 'static,
   V: ToNapiValue,
 {
-  let guarded = async move {
-    // A panic inside `work` must reject this promise, not abort the process.
-    let outcome = tokio::spawn(work)
-      .await
-      .unwrap_or_else(|_| Err(panic_error()));
-    Ok::<CoreResult<T>, Error>(outcome)
+  // A panic inside `work` must reject this promise, not abort the process.
+  let guarded = PanicGuard {
+    work: Some(Box::pin(work)),
   };
-  env.spawn_future_with_callback(guarded, move |env, outcome| match outcome {
+  let settled = async move { Ok::<CoreResult<T>, Error>(guarded.await) };
+  env.spawn_future_with_callback(settled, move |env, outcome| match outcome {
     Ok(value) => to_js(env, value),
     Err(error) => Err(to_js_error(env, &error)),
   })
 }
 
+/// How a promise made by [`run_blocking`] is settled, on the JS thread.
+type Settle<V> = Box<dyn FnOnce(Env) -> napi::Result<V> + Send>;
+
+/// The promise of one [`run_blocking`] call. Settled once; dropped unsettled (its work cancelled, as when the
+/// runtime shuts down) it rejects with the internal-fault error rather than leave the promise pending forever.
+struct Pending<V: ToNapiValue + 'static> {
+  deferred: Option<JsDeferred<V, Settle<V>>>,
+}
+
+impl<V: ToNapiValue + 'static> Pending<V> {
+  fn settle(mut self, settle: Settle<V>) {
+    if let Some(deferred) = self.deferred.take() {
+      deferred.resolve(settle);
+    }
+  }
+}
+
+impl<V: ToNapiValue + 'static> Drop for Pending<V> {
+  fn drop(&mut self) {
+    if let Some(deferred) = self.deferred.take() {
+      deferred.resolve(Box::new(|env| Err(to_js_error(&env, &panic_error()))));
+    }
+  }
+}
+
 /// Runs CPU-bound engine work off the JS thread (tokio's blocking pool); rejects with a coded error.
+///
+/// The work goes straight to the blocking pool and settles its promise from there: going through an async task
+/// first (to await the blocking one) costs a hand-off to a runtime worker and back per call.
 pub fn run_blocking<'env, T, V>(
   env: &'env Env,
   work: impl FnOnce() -> CoreResult<T> + Send + 'static,
-  to_js: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
+  to_js: impl FnOnce(&Env, T) -> napi::Result<V> + Send + 'static,
 ) -> napi::Result<PromiseRaw<'env, V>>
 where
   T: Send + 'static,
-  V: ToNapiValue,
+  V: ToNapiValue + 'static,
 {
-  run_async(
-    env,
-    async move {
-      tokio::task::spawn_blocking(work)
-        .await
-        .unwrap_or_else(|_| Err(panic_error()))
-    },
-    to_js,
-  )
+  let (deferred, promise) = env.create_deferred::<V, Settle<V>>()?;
+  let pending = Pending {
+    deferred: Some(deferred),
+  };
+  spawn_blocking(move || {
+    // A panic inside `work` must reject this promise, not abort the process.
+    let outcome = catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|_| Err(panic_error()));
+    pending.settle(Box::new(move |env| match outcome {
+      Ok(value) => to_js(&env, value),
+      Err(error) => Err(to_js_error(&env, &error)),
+    }));
+  });
+  Ok(PromiseRaw::new(env.raw(), promise.raw()))
 }

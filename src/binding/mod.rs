@@ -51,6 +51,21 @@ pub fn reject_with_code<'env>(env: &'env Env, code: String) -> napi::Result<Prom
   error::run_blocking(env, move || test_hook(hooks_on, &code), |_, ()| Ok(()))
 }
 
+/// Test hook: `rejectWithCode` for async work (store I/O), whose panics are caught where the future is polled:
+/// the hook runs on the runtime after the future has yielded once, as work does after an await.
+#[napi(ts_return_type = "Promise<never>")]
+pub fn reject_with_code_async<'env>(
+  env: &'env Env,
+  code: String,
+) -> napi::Result<PromiseRaw<'env, ()>> {
+  let hooks_on = std::env::var_os(TEST_HOOKS_ENV).is_some_and(|value| value == "1");
+  let work = async move {
+    tokio::task::yield_now().await;
+    test_hook(hooks_on, &code)
+  };
+  error::run_async(env, work, |_, ()| Ok(()))
+}
+
 /// What the test hook does: with hooks off, only "test hooks are off". Tested from JS (`__test__/binding.spec.ts`):
 /// the binding is left out of `cargo test` builds.
 fn test_hook(hooks_on: bool, code: &str) -> CoreResult<()> {

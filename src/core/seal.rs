@@ -282,22 +282,35 @@ pub fn open(keys: &RecordKeys, record: &[u8]) -> Result<Vec<u8>, OpenError> {
 /// [`open`] over the record's own buffer: each chunk's ciphertext moves down over the header and the tags before
 /// it and is decrypted where it lands, so opening a large answer needs no second buffer of its size (a second
 /// buffer is fresh memory, and a copy of the answer).
-pub fn open_in_place(keys: &RecordKeys, mut record: Vec<u8>) -> Result<Vec<u8>, OpenError> {
+pub fn open_in_place(keys: &RecordKeys, record: Vec<u8>) -> Result<Vec<u8>, OpenError> {
   let header = RecordHeader::parse(&record)?;
   if record.len() as u64 != header.record_len() {
     return Err(OpenError::Malformed);
   }
   let chunks = sealed_chunks(&header, 0, &record[HEADER_LEN..])?;
-  // Chunk `i` lands at `i * CHUNK_SIZE`, below where it lies, and past every chunk already moved.
+  decrypt_where_read(keys, &header, record, HEADER_LEN, &chunks)
+}
+
+/// Moves the ciphertexts of `chunks` (which lie in `buffer` from `offset` on) end to end to its start and decrypts
+/// them there. Chunk `i` lands at `i * CHUNK_SIZE`, at or below where it lies, and past every chunk already moved.
+fn decrypt_where_read(
+  keys: &RecordKeys,
+  header: &RecordHeader,
+  mut buffer: Vec<u8>,
+  offset: usize,
+  chunks: &[SealedChunk],
+) -> Result<Vec<u8>, OpenError> {
   let mut plain_len = 0;
-  for chunk in &chunks {
-    let from = HEADER_LEN + chunk.ciphertext.start..HEADER_LEN + chunk.ciphertext.end;
-    record.copy_within(from, plain_len);
-    plain_len += chunk.ciphertext.len();
+  for chunk in chunks {
+    let from = offset + chunk.ciphertext.start..offset + chunk.ciphertext.end;
+    if from.start != plain_len {
+      buffer.copy_within(from.clone(), plain_len);
+    }
+    plain_len += from.len();
   }
-  record.truncate(plain_len);
-  decrypt_chunks(keys, &header, &mut record, &chunks)?;
-  Ok(record)
+  buffer.truncate(plain_len);
+  decrypt_chunks(keys, header, &mut buffer, chunks)?;
+  Ok(buffer)
 }
 
 /// Opens plaintext bytes `[start, end)` (clamped to the answer) from a whole record, decrypting only the chunks
@@ -315,21 +328,23 @@ pub fn open_range(
     .zip(usize::try_from(span.byte_end).ok())
     .and_then(|(from, to)| record.get(from..to))
     .ok_or(OpenError::Malformed)?;
-  open_span(keys, &header, &span, bytes)
+  open_span(keys, &header, &span, bytes.to_vec())
 }
 
 /// Opens the chunks a [`ChunkSpan`] names, given exactly the record bytes `span.byte_start..span.byte_end`, and
-/// returns the plaintext range the span was built for. This is how stores that read byte ranges open a slice.
+/// returns the plaintext range the span was built for. This is how stores that read byte ranges open a slice: the
+/// chunks are decrypted in the buffer they were read into, so a page costs no second copy of its chunks.
 pub fn open_span(
   keys: &RecordKeys,
   header: &RecordHeader,
   span: &ChunkSpan,
-  bytes: &[u8],
+  bytes: Vec<u8>,
 ) -> Result<Vec<u8>, OpenError> {
   if bytes.len() as u64 != span.byte_end - span.byte_start {
     return Err(OpenError::Malformed);
   }
-  let plain = open_chunks(keys, header, span.first_chunk, bytes)?;
+  let chunks = sealed_chunks(header, span.first_chunk, &bytes)?;
+  let plain = decrypt_where_read(keys, header, bytes, 0, &chunks)?;
   let skip = usize::try_from(span.skip).map_err(|_| OpenError::Malformed)?;
   let take = usize::try_from(span.take).map_err(|_| OpenError::Malformed)?;
   plain

@@ -22,13 +22,17 @@ use std::time::Duration;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::options::StoreSettings;
 pub use crate::core::seal::Owner;
-use crate::core::seal::{self, RecordHeader, RecordKeys, ServerSecret, HEADER_LEN};
+use crate::core::seal::{
+  self, RecordHeader, RecordKeys, ServerSecret, CHUNK_SIZE, HEADER_LEN, TAG_LEN,
+};
 use config::{BackendConfig, MemoryConfig, StorageConfig};
 
 /// The longest any store call may take before it fails with `RESULT_STORE_UNAVAILABLE`.
 pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(10);
-/// Answers larger than this are sealed and opened on tokio's blocking pool rather than inline.
-const INLINE_CRYPTO_BYTES: usize = 64 * 1024;
+/// Records larger than this are sealed and opened on tokio's blocking pool rather than inline: up to two chunks
+/// with their tags, so the range a page or a singular read needs (one chunk, or two when it straddles a boundary)
+/// opens where it was read, without a hand-off to another thread and back. Two chunks take tens of microseconds.
+const INLINE_CRYPTO_BYTES: usize = 2 * (CHUNK_SIZE + TAG_LEN);
 
 /// [`Backend::get_head_and_range`] as two reads: the default, and what a pipelining backend falls back to when a
 /// range is empty (a command for it would be malformed).
@@ -410,7 +414,7 @@ impl HandleStore {
       _ => bounded(self.backend.get_range(key, span.byte_start, span.byte_end)).await?,
     };
     crypto(bytes.len(), move || {
-      seal::open_span(&keys, &header, &span, &bytes).ok()
+      seal::open_span(&keys, &header, &span, bytes).ok()
     })
     .await
   }

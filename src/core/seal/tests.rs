@@ -480,12 +480,27 @@ fn ranges_open_only_the_chunks_they_need() {
   );
   let slice = &record[span.byte_start as usize..span.byte_end as usize];
   assert_eq!(
-    open_span(&k, &header, &span, slice).unwrap(),
+    open_span(&k, &header, &span, slice.to_vec()).unwrap(),
     &plain[two as usize + 5..two as usize + 6]
   );
   assert_eq!(
-    open_span(&k, &header, &span, &slice[1..]),
+    open_span(&k, &header, &span, slice[1..].to_vec()),
     Err(OpenError::Malformed)
+  );
+  // Across a chunk boundary: both chunks are opened in the buffer they were read into.
+  let straddling = header.span_for(two - 3, two + 4);
+  assert_eq!((straddling.first_chunk, straddling.chunks), (1, 2));
+  let both = record[straddling.byte_start as usize..straddling.byte_end as usize].to_vec();
+  assert_eq!(
+    open_span(&k, &header, &straddling, both.clone()).unwrap(),
+    &plain[two as usize - 3..two as usize + 4]
+  );
+  let mut tampered = both;
+  let second_chunk_byte = CHUNK_SIZE + TAG_LEN + 1;
+  tampered[second_chunk_byte] ^= 1;
+  assert_eq!(
+    open_span(&k, &header, &straddling, tampered),
+    Err(OpenError::Unauthentic)
   );
 }
 
