@@ -20,12 +20,13 @@ use serde_json_path_core::spec::selector::Selector;
 use super::{Evaluation, Node};
 use crate::core::error::{CoreError, CoreResult};
 
-/// A descendant segment shares a subtree of at least this many nodes (about half a millisecond of work, against
-/// tens of microseconds to start a thread).
-pub(super) const MIN_NODES: usize = 64 * 1024;
+/// A descendant segment shares a subtree of at least this many nodes (about 2 ms of work, against tens of
+/// microseconds to start a thread: below that, a busy second core costs more than a free one saves). Tests share
+/// smaller ones.
+pub(super) const MIN_NODES: usize = if cfg!(test) { 64 * 1024 } else { 256 * 1024 };
 
-/// A segment shares at least this many nodes, a filter this many candidates (about the same work).
-pub(super) const MIN_CANDIDATES: usize = 8 * 1024;
+/// A segment shares at least this many nodes, a filter this many candidates (about 1 ms of work).
+pub(super) const MIN_CANDIDATES: usize = if cfg!(test) { 8 * 1024 } else { 24 * 1024 };
 
 /// Parts a shared list is cut into: small enough that a helper starting late (on a busy machine) still evens out.
 pub(super) const PIECES: usize = 8;
