@@ -30,7 +30,7 @@ use budget::{regex_too_large, too_many_regexes, REGEX_DFA_SIZE_LIMIT};
 
 mod atom;
 mod budget;
-mod halves;
+mod pieces;
 mod value;
 
 pub(crate) use atom::Atom;
@@ -83,7 +83,7 @@ pub(crate) struct Evaluation<N> {
   /// Compiled `match` / `search` regexes by their full pattern; `None` when the pattern is not a valid regex
   /// (it matches nothing, as RFC 9535 asks).
   regexes: HashMap<String, Option<Regex>>,
-  /// Whether a long list of nodes may be shared with a helper thread ([`halves`]): not inside such a share.
+  /// Whether a long list of nodes may be shared with a helper thread ([`pieces`]): not inside such a share.
   may_split: bool,
 }
 
@@ -117,10 +117,10 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     for segment in &query.segments {
       let mut next = Vec::new();
       if self.may_split
-        && nodes.len() >= halves::MIN_CANDIDATES
-        && halves::plain_segment(&segment.segment)
+        && nodes.len() >= pieces::MIN_CANDIDATES
+        && pieces::plain_segment(&segment.segment)
       {
-        let pieces = nodes.chunks(nodes.len().div_ceil(halves::PIECES)).collect();
+        let pieces = nodes.chunks(nodes.len().div_ceil(pieces::PIECES)).collect();
         self.in_pieces(pieces, &mut next, |eval, nodes, out| {
           nodes
             .iter()
@@ -140,8 +140,8 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     if segment.kind == QuerySegmentKind::Child {
       return self.segment(&segment.segment, node, out);
     }
-    if self.may_split && halves::plain_segment(&segment.segment) {
-      if let Some(pieces) = node.preorder_pieces(halves::MIN_NODES, halves::PIECES) {
+    if self.may_split && pieces::plain_segment(&segment.segment) {
+      if let Some(pieces) = node.preorder_pieces(pieces::MIN_NODES, pieces::PIECES) {
         let pieces = pieces.into_iter().enumerate().collect();
         return self.in_pieces(pieces, out, |eval, (at, nodes), out| {
           eval.descendants(&segment.segment, nodes, at == 0, out)
@@ -216,11 +216,11 @@ impl<'a, N: Node<'a>> Evaluation<N> {
         let mut candidates = Vec::new();
         self.children(node, &mut candidates)?;
         if self.may_split
-          && candidates.len() >= halves::MIN_CANDIDATES
-          && halves::plain_filter(&filter.0)
+          && candidates.len() >= pieces::MIN_CANDIDATES
+          && pieces::plain_filter(&filter.0)
         {
           let pieces = candidates
-            .chunks(candidates.len().div_ceil(halves::PIECES))
+            .chunks(candidates.len().div_ceil(pieces::PIECES))
             .collect();
           return self.in_pieces(pieces, out, |eval, candidates, out| {
             eval.filter(&filter.0, candidates, out)
