@@ -236,13 +236,14 @@ pub(crate) type QuerySpans = (String, Vec<(u32, u32)>);
 
 /// [`run_query`], and, for a JSONPath query that can select several nodes and was read through the tape, where
 /// its matches are in the answer's text (byte spans, in order), so later pages can read just their own range.
-/// `certified`: the answer's path index certifies it is JSON (see [`index::certifies_json`]), so the tape may pass
-/// over what the query cannot reach without checking it.
+/// `certified`: the long arrays of the answer's path index, when it certifies the answer is JSON (see
+/// [`index::certified_arrays`]), so the tape may pass over what the query cannot reach without checking it, and
+/// read the items of a long array on two threads.
 pub(crate) fn run_query_keeping_spans(
   answer_json: &[u8],
   args: &QueryArgs,
   threshold_bytes: usize,
-  certified: bool,
+  certified: Option<&[index::LongArray]>,
 ) -> (CoreResult<String>, Option<QuerySpans>) {
   let through_tape = || {
     let ParsedPath::Query {
@@ -253,8 +254,8 @@ pub(crate) fn run_query_keeping_spans(
       return None;
     };
     let text = std::str::from_utf8(answer_json).ok()?;
-    let tape = if certified {
-      Tape::build_clean(text, reach::reach(spec_query(query)))?
+    let tape = if let Some(arrays) = certified {
+      Tape::build_clean(text, reach::reach(spec_query(query)), arrays)?
     } else {
       tape_for(text, query)?
     };

@@ -30,6 +30,7 @@ use budget::{regex_too_large, too_many_regexes, REGEX_DFA_SIZE_LIMIT};
 
 mod atom;
 mod budget;
+mod pieces;
 mod value;
 
 pub(crate) use atom::Atom;
@@ -38,7 +39,7 @@ pub(crate) use value::count_nodes;
 
 /// A node of the answer the evaluator can look into. Objects read as `JSON.parse` reads them: a repeated key keeps
 /// its first place and its last value.
-pub(crate) trait Node<'a>: Copy {
+pub(crate) trait Node<'a>: Copy + Send + Sync {
   fn kind(self) -> Kind;
   /// Items of an array or values of an object, in order; nothing for a scalar.
   fn children(self, out: &mut Vec<Self>);
@@ -50,6 +51,16 @@ pub(crate) trait Node<'a>: Copy {
   fn length(self) -> usize;
   /// The node as a comparison operand.
   fn atom(self) -> CoreResult<Atom<'a>>;
+  /// [`Node::preorder`] cut into `pieces` consecutive parts (the first starting with the node), when it holds at
+  /// least `min_nodes` nodes and can be cut without walking it; `None` otherwise.
+  fn preorder_pieces(
+    self,
+    min_nodes: usize,
+    pieces: usize,
+  ) -> Option<Vec<impl Iterator<Item = Self> + Send>> {
+    let _ = (min_nodes, pieces);
+    None::<Vec<std::iter::Empty<Self>>>
+  }
   /// The node, then each child's subtree in order (pre-order, what a descendant segment visits).
   fn preorder(self) -> impl Iterator<Item = Self> {
     // A stack instead of recursion: children are pushed last first, so the first child's whole subtree comes
@@ -72,6 +83,8 @@ pub(crate) struct Evaluation<N> {
   /// Compiled `match` / `search` regexes by their full pattern; `None` when the pattern is not a valid regex
   /// (it matches nothing, as RFC 9535 asks).
   regexes: HashMap<String, Option<Regex>>,
+  /// Whether a long list of nodes may be shared with a helper thread ([`pieces`]): not inside such a share.
+  may_split: bool,
 }
 
 impl<'a, N: Node<'a>> Evaluation<N> {
@@ -80,6 +93,7 @@ impl<'a, N: Node<'a>> Evaluation<N> {
       root,
       budget,
       regexes: HashMap::new(),
+      may_split: true,
     }
   }
 
@@ -102,8 +116,20 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     }];
     for segment in &query.segments {
       let mut next = Vec::new();
-      for node in nodes {
-        self.query_segment(segment, node, &mut next)?;
+      if self.may_split
+        && nodes.len() >= pieces::MIN_CANDIDATES
+        && pieces::plain_segment(&segment.segment)
+      {
+        let pieces = nodes.chunks(nodes.len().div_ceil(pieces::PIECES)).collect();
+        self.in_pieces(pieces, &mut next, |eval, nodes, out| {
+          nodes
+            .iter()
+            .try_for_each(|&node| eval.query_segment(segment, node, out))
+        })?;
+      } else {
+        for node in nodes {
+          self.query_segment(segment, node, &mut next)?;
+        }
       }
       nodes = next;
     }
@@ -114,12 +140,32 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     if segment.kind == QuerySegmentKind::Child {
       return self.segment(&segment.segment, node, out);
     }
-    // Each node under `node` costs one unit (as a child listed), besides what the segment costs on it.
-    for (i, next) in node.preorder().enumerate() {
-      if i > 0 {
+    if self.may_split && pieces::plain_segment(&segment.segment) {
+      if let Some(pieces) = node.preorder_pieces(pieces::MIN_NODES, pieces::PIECES) {
+        let pieces = pieces.into_iter().enumerate().collect();
+        return self.in_pieces(pieces, out, |eval, (at, nodes), out| {
+          eval.descendants(&segment.segment, nodes, at == 0, out)
+        });
+      }
+    }
+    self.descendants(&segment.segment, node.preorder(), true, out)
+  }
+
+  /// `segment` on each of `nodes`, the pre-order of a descendant segment (`from_start`: from the segment's node on,
+  /// which costs nothing more; else a later part of it).
+  fn descendants(
+    &mut self,
+    segment: &Segment,
+    nodes: impl Iterator<Item = N>,
+    from_start: bool,
+    out: &mut Vec<N>,
+  ) -> CoreResult<()> {
+    // Each node under the segment's node costs one unit (as a child listed), besides what the segment costs on it.
+    for (i, next) in nodes.enumerate() {
+      if i > 0 || !from_start {
         self.budget.spend(1)?;
       }
-      self.segment(&segment.segment, next, out)?;
+      self.segment(segment, next, out)?;
     }
     Ok(())
   }
@@ -169,11 +215,28 @@ impl<'a, N: Node<'a>> Evaluation<N> {
       Selector::Filter(filter) => {
         let mut candidates = Vec::new();
         self.children(node, &mut candidates)?;
-        for candidate in candidates {
-          if self.test(&filter.0, candidate)? {
-            out.push(candidate);
-          }
+        if self.may_split
+          && candidates.len() >= pieces::MIN_CANDIDATES
+          && pieces::plain_filter(&filter.0)
+        {
+          let pieces = candidates
+            .chunks(candidates.len().div_ceil(pieces::PIECES))
+            .collect();
+          return self.in_pieces(pieces, out, |eval, candidates, out| {
+            eval.filter(&filter.0, candidates, out)
+          });
         }
+        self.filter(&filter.0, &candidates, out)?;
+      }
+    }
+    Ok(())
+  }
+
+  /// The `candidates` for which `expr` holds.
+  fn filter(&mut self, expr: &LogicalOrExpr, candidates: &[N], out: &mut Vec<N>) -> CoreResult<()> {
+    for &candidate in candidates {
+      if self.test(expr, candidate)? {
+        out.push(candidate);
       }
     }
     Ok(())

@@ -142,5 +142,59 @@ pub fn certifies_json(index: &[u8], answer_len: usize) -> bool {
   })
 }
 
+/// A long array of a certified answer, as its index records it: where the tape may split its items between two
+/// threads (see `tape::split`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LongArray {
+  /// Its level (the root is level 0).
+  pub depth: usize,
+  /// The byte offsets of its opening and closing brackets (`end` is just past the closing one).
+  pub start: u64,
+  pub end: u64,
+  /// Where some of its items start, about every 8 KiB, increasing; the first is item 0.
+  pub item_starts: Vec<u64>,
+}
+
+/// The long arrays `index` records, when it certifies the answer (`answer_len` bytes) as JSON (see
+/// [`certifies_json`]); `None` when it does not (an empty list when it certifies but records no array).
+pub(crate) fn certified_arrays(index: &[u8], answer_len: usize) -> Option<Vec<LongArray>> {
+  if !certifies_json(index, answer_len) {
+    return None;
+  }
+  let mut arrays = Vec::new();
+  if let Some((_, root)) = codec::decode(index) {
+    collect_arrays(&root, 0, &mut arrays);
+  }
+  Some(arrays)
+}
+
+fn collect_arrays(node: &Node, depth: usize, out: &mut Vec<LongArray>) {
+  match node {
+    Node::Array {
+      start,
+      end,
+      checkpoints,
+      children,
+      ..
+    } => {
+      out.push(LongArray {
+        depth,
+        start: *start,
+        end: *end,
+        item_starts: checkpoints.iter().map(|&(_, at)| at).collect(),
+      });
+      for (_, child) in children {
+        collect_arrays(child, depth + 1, out);
+      }
+    }
+    Node::Object { children, .. } => {
+      for (_, child) in children {
+        collect_arrays(child, depth + 1, out);
+      }
+    }
+    Node::Text { .. } => {}
+  }
+}
+
 #[cfg(test)]
 mod tests;

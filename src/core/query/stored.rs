@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::answer::{answer, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
-use super::index::{answer_range, certifies_json, plan};
+use super::index::{answer_range, certified_arrays, plan};
 use super::path::ParsedPath;
 use super::walk::Kind;
 use super::{handle_not_found, run_query_keeping_spans};
@@ -35,7 +35,8 @@ pub async fn query_stored(
     return outcome;
   }
   // A JSONPath query reads the path index beside the answer: it may certify the answer's grammar (see
-  // `index::certifies_json`), which spares the tape checking what the query cannot reach.
+  // `index::certified_arrays`), which spares the tape checking what the query cannot reach, and names the long
+  // arrays whose items the tape may read on two threads.
   let (answer, index) = match args.path.parsed() {
     ParsedPath::Query { .. } => tokio::join!(
       store.read(&args.handle, owner),
@@ -48,7 +49,7 @@ pub async fn query_stored(
   let certified = index
     .ok()
     .flatten()
-    .is_some_and(|index| certifies_json(&index, answer.len()));
+    .and_then(|index| certified_arrays(&index, answer.len()));
   // Querying the whole answer is the costly part: one at a time per owner (taken after the read, so a slow store
   // does not make an owner's queries wait on each other's I/O).
   let _turn = store.query_turns().take(owner).await?;
@@ -58,7 +59,7 @@ pub async fn query_stored(
     window(&args, DEFAULT_LIST_LIMIT).1,
   );
   let (outcome, spans) = tokio::task::spawn_blocking(move || {
-    run_query_keeping_spans(&answer, &args, threshold_bytes, certified)
+    run_query_keeping_spans(&answer, &args, threshold_bytes, certified.as_deref())
   })
   .await
   .map_err(|_| CoreError::internal("The query failed inside the engine."))?;

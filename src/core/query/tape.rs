@@ -15,6 +15,7 @@
 //! more. (A repeated key deeper down changes no selection; a match holding one is parsed, and so printed, as the
 //! full read prints it. Only the budget counts such a member once more.)
 
+use super::index::LongArray;
 use super::walk::Kind;
 use super::MAX_QUERY_DEPTH;
 use crate::core::json::words::may_stop_string;
@@ -25,6 +26,7 @@ use keys::{has_repeated_key, key_bit};
 mod keys;
 mod node;
 mod pass;
+mod split;
 
 pub(crate) use node::TapeNode;
 
@@ -90,31 +92,23 @@ impl<'t> Tape<'t> {
   /// whose children the query cannot reach is passed over by counting brackets, without checking its grammar (its
   /// values are still counted, and its numbers and nesting still checked). Given any other text it may read values
   /// the full read refuses, so only a certified text may come here.
-  pub(crate) fn build_clean(text: &'t str, reach: Option<usize>) -> Option<Tape<'t>> {
-    Self::build_with(text, reach, true)
+  ///
+  /// `arrays`: the long arrays the answer's path index records; the items of the longest one the query reads
+  /// through may be read on two threads ([`split`]), giving the same tape.
+  pub(crate) fn build_clean(
+    text: &'t str,
+    reach: Option<usize>,
+    arrays: &[LongArray],
+  ) -> Option<Tape<'t>> {
+    split::build_split(text, reach, arrays).or_else(|| Self::build_with(text, reach, true))
   }
 
   fn build_with(text: &'t str, reach: Option<usize>, clean: bool) -> Option<Tape<'t>> {
     u32::try_from(text.len()).ok()?;
     let reach = reach.unwrap_or(usize::MAX);
-    let mut builder = Builder {
-      bytes: text.as_bytes(),
-      at: 0,
-      // About one value per 8 bytes of JSON, half as many when the deepest ones are not recorded (growing the list
-      // copies it, so too many beats too few).
-      entries: Vec::with_capacity(text.len() / if reach < 4 { 16 } else { 8 }),
-      open: Vec::new(),
-      key: None,
-      reach,
-      nodes: 0,
-      clean,
-    };
+    let mut builder = Builder::new(text.as_bytes(), reach, clean, text.len());
     builder.document()?;
-    Some(Tape {
-      text,
-      entries: builder.entries,
-      nodes: builder.nodes,
-    })
+    Some(builder.into_tape(text))
   }
 
   /// The top-level value.
@@ -210,6 +204,12 @@ struct Builder<'b> {
   nodes: u64,
   /// The text is certified JSON: unreached subtrees are passed over (see [`Tape::build_clean`]).
   clean: bool,
+  /// Open containers left when the text read ends: 0 for a whole document; for the second half of a split array
+  /// (see [`split`]), the array's level, as the read ends with the array.
+  floor: usize,
+  /// For the first half of a split array ([`split`]): where the array starts; `bytes` ends just before the comma
+  /// between two of its items.
+  cut: Option<usize>,
 }
 
 /// An open container: its entry ([`UNRECORDED`] below the reach), and whether it is an object.
@@ -225,7 +225,33 @@ struct Open {
 
 const UNRECORDED: u32 = u32::MAX;
 
-impl Builder<'_> {
+impl<'b> Builder<'b> {
+  /// At the start of `bytes`, for a read of about `span` bytes.
+  fn new(bytes: &'b [u8], reach: usize, clean: bool, span: usize) -> Builder<'b> {
+    Builder {
+      bytes,
+      at: 0,
+      // About one value per 8 bytes of JSON, half as many when the deepest ones are not recorded (growing the list
+      // copies it, so too many beats too few).
+      entries: Vec::with_capacity(span / if reach < 4 { 16 } else { 8 }),
+      open: Vec::new(),
+      key: None,
+      reach,
+      nodes: 0,
+      clean,
+      floor: 0,
+      cut: None,
+    }
+  }
+
+  fn into_tape<'t>(self, text: &'t str) -> Tape<'t> {
+    Tape {
+      text,
+      entries: self.entries,
+      nodes: self.nodes,
+    }
+  }
+
   fn blank(&mut self) {
     while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
       self.at += 1;
@@ -236,31 +262,43 @@ impl Builder<'_> {
     self.bytes.get(self.at).copied()
   }
 
+  /// Values from the cursor until the document (or the fragment, see [`Builder::floor`]) ends.
   fn document(&mut self) -> Option<()> {
     loop {
       self.blank();
       self.value()?;
-      // Close containers and read separators until another value is due.
-      loop {
-        let Some(&Open {
-          object: in_object, ..
-        }) = self.open.last()
-        else {
-          self.blank();
-          return (self.at == self.bytes.len()).then_some(());
-        };
-        self.blank();
-        match (self.peek()?, in_object) {
-          (b',', _) => {
-            self.at += 1;
-            if in_object {
-              self.member_key()?;
-            }
-            break;
-          }
-          (b'}', true) | (b']', false) => self.close()?,
-          _ => return None,
+      if self.after_value()? {
+        return Some(());
+      }
+    }
+  }
+
+  /// Closes containers and reads separators after a value: `true` once the document (or the fragment) is read,
+  /// `false` when another value is due.
+  fn after_value(&mut self) -> Option<bool> {
+    loop {
+      if self.open.len() == self.floor {
+        if self.floor > 0 {
+          return Some(true);
         }
+        self.blank();
+        return (self.at == self.bytes.len()).then_some(true);
+      }
+      let in_object = self.open.last()?.object;
+      self.blank();
+      let Some(byte) = self.peek() else {
+        return self.stop_at_cut();
+      };
+      match (byte, in_object) {
+        (b',', _) => {
+          self.at += 1;
+          if in_object {
+            self.member_key()?;
+          }
+          return Some(false);
+        }
+        (b'}', true) | (b']', false) => self.close()?,
+        _ => return None,
       }
     }
   }

@@ -37,11 +37,19 @@ impl<'t> TapeNode<'t> {
     }
   }
 
+  /// The entry just past the value's subtree.
+  fn subtree_end(self) -> u32 {
+    let entry = self.entry();
+    if matches!(entry.kind, Kind::Array | Kind::Object) {
+      entry.next
+    } else {
+      self.at + 1
+    }
+  }
+
   /// Children in order, each once.
   fn each_child(self) -> impl Iterator<Item = TapeNode<'t>> {
-    let entry = self.entry();
-    let container = matches!(entry.kind, Kind::Array | Kind::Object);
-    let end = if container { entry.next } else { self.at + 1 };
+    let end = self.subtree_end();
     let tape = self.tape;
     let mut at = self.at + 1;
     std::iter::from_fn(move || {
@@ -106,16 +114,30 @@ impl<'t> Node<'t> for TapeNode<'t> {
     }
   }
 
+  /// The entries of the subtree, cut into even runs.
+  fn preorder_pieces(
+    self,
+    min_nodes: usize,
+    pieces: usize,
+  ) -> Option<Vec<impl Iterator<Item = Self> + Send>> {
+    let end = self.subtree_end();
+    let nodes = (end - self.at) as usize;
+    if nodes < min_nodes || pieces == 0 {
+      return None;
+    }
+    let tape = self.tape;
+    let bound = |piece: usize| self.at + (nodes * piece / pieces) as u32;
+    Some(
+      (0..pieces)
+        .map(|piece| (bound(piece)..bound(piece + 1)).map(move |at| TapeNode { tape, at }))
+        .collect(),
+    )
+  }
+
   /// The tape is in pre-order already: the node's subtree is the entries from it to its `next`.
   fn preorder(self) -> impl Iterator<Item = Self> {
-    let entry = self.entry();
-    let end = if matches!(entry.kind, Kind::Array | Kind::Object) {
-      entry.next
-    } else {
-      self.at + 1
-    };
     let tape = self.tape;
-    (self.at..end).map(move |at| TapeNode { tape, at })
+    (self.at..self.subtree_end()).map(move |at| TapeNode { tape, at })
   }
 
   fn atom(self) -> CoreResult<Atom<'t>> {

@@ -87,7 +87,7 @@ fn a_tape_within_a_reach_counts_every_value_and_records_fewer() {
 fn assert_same_tapes(text: &str) {
   for reach in [Some(0), Some(1), Some(2), Some(3), Some(5), None] {
     let checked = Tape::build_reaching(text, reach);
-    let clean = Tape::build_clean(text, reach);
+    let clean = Tape::build_clean(text, reach, &[]);
     assert_eq!(checked.is_some(), clean.is_some(), "{text:?} at {reach:?}");
     if let (Some(checked), Some(clean)) = (checked, clean) {
       assert_eq!(checked.entries, clean.entries, "{text:?} at {reach:?}");
@@ -115,14 +115,14 @@ fn the_certified_pass_builds_the_checking_pass_tape() {
 #[test]
 fn the_certified_pass_still_checks_numbers_and_nesting() {
   for reach in [Some(0), Some(1)] {
-    assert!(Tape::build_clean("[[1e400]]", reach).is_none());
-    assert!(Tape::build_clean(&format!("[[{}]]", "9".repeat(400)), reach).is_none());
+    assert!(Tape::build_clean("[[1e400]]", reach, &[]).is_none());
+    assert!(Tape::build_clean(&format!("[[{}]]", "9".repeat(400)), reach, &[]).is_none());
     let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
-    assert!(Tape::build_clean(&deep(MAX_QUERY_DEPTH), reach).is_some());
-    assert!(Tape::build_clean(&deep(MAX_QUERY_DEPTH + 1), reach).is_none());
+    assert!(Tape::build_clean(&deep(MAX_QUERY_DEPTH), reach, &[]).is_some());
+    assert!(Tape::build_clean(&deep(MAX_QUERY_DEPTH + 1), reach, &[]).is_none());
     let deep_full = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
-    assert!(Tape::build_clean(&deep_full(MAX_QUERY_DEPTH), reach).is_some());
-    assert!(Tape::build_clean(&deep_full(MAX_QUERY_DEPTH + 1), reach).is_none());
+    assert!(Tape::build_clean(&deep_full(MAX_QUERY_DEPTH), reach, &[]).is_some());
+    assert!(Tape::build_clean(&deep_full(MAX_QUERY_DEPTH + 1), reach, &[]).is_none());
   }
 }
 

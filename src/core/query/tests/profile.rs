@@ -16,7 +16,7 @@ fn profile_multi() {
       .and_then(|r| r.parse().ok());
     let query = std::env::var("PROFILE_QUERY").ok();
     let args = query.map(|path| QueryArgs::new("h", &path).expect("a valid path"));
-    let tape = Tape::build_clean(&text, reach).expect("a tape");
+    let tape = Tape::build_clean(&text, reach, &[]).expect("a tape");
     for _ in 0..loops.parse::<usize>().unwrap_or(1) {
       match &args {
         Some(args) => {
@@ -26,7 +26,7 @@ fn profile_multi() {
           std::hint::black_box(select_on_tape(&tape, query).map(|m| m.len()).ok());
         }
         None => {
-          std::hint::black_box(Tape::build_clean(&text, reach).map(|t| t.nodes()));
+          std::hint::black_box(Tape::build_clean(&text, reach, &[]).map(|t| t.nodes()));
         }
       }
     }
@@ -212,23 +212,32 @@ fn profile_multi_table(text: String) {
     v.len()
   });
   time("tape build clean, reach 3", &mut || {
-    Tape::build_clean(&text, Some(3)).map_or(0, |t| t.nodes() as usize)
+    Tape::build_clean(&text, Some(3), &[]).map_or(0, |t| t.nodes() as usize)
   });
   time("tape build clean, all", &mut || {
-    Tape::build_clean(&text, None).map_or(0, |t| t.nodes() as usize)
+    Tape::build_clean(&text, None, &[]).map_or(0, |t| t.nodes() as usize)
+  });
+  let arrays = build_index(&text, IndexSettings::DEFAULT)
+    .and_then(|index| crate::core::query::index::certified_arrays(&index, text.len()))
+    .unwrap_or_default();
+  time("tape build clean, reach 3, two threads", &mut || {
+    Tape::build_clean(&text, Some(3), &arrays).map_or(0, |t| t.nodes() as usize)
+  });
+  time("tape build clean, all, two threads", &mut || {
+    Tape::build_clean(&text, None, &arrays).map_or(0, |t| t.nodes() as usize)
   });
   time("tape build, reach 2", &mut || {
     Tape::build_reaching(&text, Some(2)).map_or(0, |t| t.nodes() as usize)
   });
   time("certified pass alone (build clean, reach 0)", &mut || {
-    Tape::build_clean(&text, Some(0)).map_or(0, |t| t.nodes() as usize)
+    Tape::build_clean(&text, Some(0), &[]).map_or(0, |t| t.nodes() as usize)
   });
   let long = long_strings_text();
   time("long strings: tape build", &mut || {
     Tape::build(&long).map_or(0, |t| t.nodes() as usize)
   });
   time("long strings: certified pass alone", &mut || {
-    Tape::build_clean(&long, Some(0)).map_or(0, |t| t.nodes() as usize)
+    Tape::build_clean(&long, Some(0), &[]).map_or(0, |t| t.nodes() as usize)
   });
   for path in [
     "$.orders[?@.status=='open' && @.amount > 500]",
