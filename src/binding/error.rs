@@ -30,13 +30,26 @@ fn panic_error() -> CoreError {
   )
 }
 
+/// `work`'s outcome, a panic in it turned into the internal-fault error.
+fn caught<T>(work: impl FnOnce() -> CoreResult<T>) -> CoreResult<T> {
+  catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|_| Err(panic_error()))
+}
+
+/// An engine outcome as JS sees it: the value through `to_js`, an error as a coded JS error.
+fn settle<'env, T, V>(
+  env: &'env Env,
+  outcome: CoreResult<T>,
+  to_js: impl FnOnce(&'env Env, T) -> napi::Result<V>,
+) -> napi::Result<V> {
+  match outcome {
+    Ok(value) => to_js(env, value),
+    Err(error) => Err(to_js_error(env, &error)),
+  }
+}
+
 /// Runs engine work on the JS thread, mapping errors and catching panics.
 pub fn run_sync<T>(env: &Env, work: impl FnOnce() -> CoreResult<T>) -> napi::Result<T> {
-  match catch_unwind(AssertUnwindSafe(work)) {
-    Ok(Ok(value)) => Ok(value),
-    Ok(Err(error)) => Err(to_js_error(env, &error)),
-    Err(_) => Err(to_js_error(env, &panic_error())),
-  }
+  settle(env, caught(work), |_, value| Ok(value))
 }
 
 /// A future whose panics, in any poll or as it is dropped, end it with the internal-fault error instead of unwinding
@@ -84,10 +97,7 @@ where
     work: Some(Box::pin(work)),
   };
   let settled = async move { Ok::<CoreResult<T>, Error>(guarded.await) };
-  env.spawn_future_with_callback(settled, move |env, outcome| match outcome {
-    Ok(value) => to_js(env, value),
-    Err(error) => Err(to_js_error(env, &error)),
-  })
+  env.spawn_future_with_callback(settled, move |env, outcome| settle(env, outcome, to_js))
 }
 
 /// How a promise made by [`run_blocking`] is settled, on the JS thread.
@@ -134,11 +144,8 @@ where
   };
   spawn_blocking(move || {
     // A panic inside `work` must reject this promise, not abort the process.
-    let outcome = catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|_| Err(panic_error()));
-    pending.settle(Box::new(move |env| match outcome {
-      Ok(value) => to_js(&env, value),
-      Err(error) => Err(to_js_error(&env, &error)),
-    }));
+    let outcome = caught(work);
+    pending.settle(Box::new(move |env| settle(&env, outcome, to_js)));
   });
   Ok(PromiseRaw::new(env.raw(), promise.raw()))
 }

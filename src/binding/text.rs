@@ -13,6 +13,8 @@ use std::ptr;
 use napi::bindgen_prelude::{FromNapiValue, TypeName, ValidateNapiValue};
 use napi::{check_status, sys, Result, ValueType};
 
+use crate::core::json::write::has_lone_surrogate;
+
 /// Declares each type a JS-string parameter (its TypeScript type and the check napi makes before reading it).
 macro_rules! string_parameter {
   ($($name:ty),+) => {$(
@@ -130,13 +132,11 @@ unsafe fn read_js_text(
     "Expected a string"
   )?;
   units.truncate(written);
-  Ok(
-    if char::decode_utf16(units.iter().copied()).any(|unit| unit.is_err()) {
-      JsText::Utf16(units)
-    } else {
-      JsText::Utf8(text)
-    },
-  )
+  Ok(if has_lone_surrogate(&units) {
+    JsText::Utf16(units)
+  } else {
+    JsText::Utf8(text)
+  })
 }
 
 /// A JS string parameter read in the call's body rather than before it, so that the copy can go into a buffer

@@ -9,7 +9,7 @@
 //! spelling than as written (tested below against the canonicalizer).
 
 use crate::core::json::scan::{Event, Scanner};
-use crate::core::json::write::{push_canonical_number, quoted_len};
+use crate::core::json::write::{has_lone_surrogate, push_canonical_number, quoted_len};
 
 /// At least `Buffer.byteLength(JSON.stringify(answer))` for a text answer `text` (see
 /// [`super::AnswerSource::Text`]), and exactly that for a text that holds no JSON. Never less.
@@ -165,10 +165,6 @@ fn is_e(unit: u16) -> bool {
 #[inline(always)]
 fn is_six_byte_escape(unit: u16) -> bool {
   (unit < 0x08) | (unit == 0x0B) | (unit.wrapping_sub(0x0E) < 0x12)
-}
-
-fn has_lone_surrogate(units: &[u16]) -> bool {
-  char::decode_utf16(units.iter().copied()).any(|unit| unit.is_err())
 }
 
 #[cfg(test)]

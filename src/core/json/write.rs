@@ -114,6 +114,11 @@ pub(crate) fn push_js_double(value: f64, out: &mut String) {
   }
 }
 
+/// Whether UTF-16 units hold a lone surrogate (which UTF-8 cannot carry, and `JSON.stringify` writes as `\udXXX`).
+pub(crate) fn has_lone_surrogate(units: &[u16]) -> bool {
+  char::decode_utf16(units.iter().copied()).any(|unit| unit.is_err())
+}
+
 /// Appends UTF-16 units as `JSON.stringify` quotes them (no surrounding quotes); lone surrogates become `\udXXX`.
 pub(crate) fn push_escaped_units(units: &[u16], out: &mut String) {
   for decoded in char::decode_utf16(units.iter().copied()) {
