@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 import { type OpenedEngine, openEngine, prepareOptions } from '../lib/host/open-engine';
 import { HostPipeline } from '../lib/host/pipeline';
+import * as native from '../lib/native';
 
 const THRESHOLD = 1024;
 const OWNER = { session: 'fast-path-session' };
@@ -137,7 +138,7 @@ describe('the fit fast path decides as the engine does', () => {
     for (const text of [...texts(), ...textsAtTheThreshold()]) {
       if (text.length > THRESHOLD) continue; // hosts ask only about texts at most a threshold long
       const bytes = answerBytes({ content: [{ type: 'text', text }] });
-      const under = engine.textCertainlyUnderThreshold(text, false);
+      const under = native.textCertainlyUnder(text, false, THRESHOLD);
       expect(under && bytes > THRESHOLD, `${text.slice(0, 80)}… measures ${bytes}`).toBe(false);
       if (under) certain += 1;
       checked += 1;
@@ -150,7 +151,7 @@ describe('the fit fast path decides as the engine does', () => {
       }
       if (typeof structured !== 'object' || structured === null) continue;
       const structuredBytes = answerBytes({ content: [{ type: 'text', text }], structuredContent: structured });
-      const repeatsUnder = engine.textCertainlyUnderThreshold(text, true);
+      const repeatsUnder = native.textCertainlyUnder(text, true, THRESHOLD);
       expect(repeatsUnder && structuredBytes > THRESHOLD, `${text.slice(0, 80)}… beside: ${structuredBytes}`).toBe(
         false,
       );

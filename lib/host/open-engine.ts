@@ -76,7 +76,7 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
         : engine.prepareAnswer(answer, parts, buffer as native.AnswerBuffer | undefined),
     reserveAnswer: (units) => engine.reserveAnswer(units),
     textCertainlyUnderThreshold: (text, repeatsStructured) =>
-      engine.textCertainlyUnderThreshold(text, repeatsStructured),
+      native.textCertainlyUnder(text, repeatsStructured, resolved.thresholdBytes),
     commit: (plan, session, subject) =>
       engine.commit(plan as native.FitPlan, session ?? undefined, subject ?? undefined),
     query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),

@@ -150,15 +150,17 @@ type TextScan = (text: string, repeatsStructured: boolean) => boolean;
 
 /**
  * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone, without a
- * fold: the engine's one pass over the text (`scan`, once the engine is open) decides, but for a text alone so
- * short that even quoted, at most 6 bytes per UTF-16 unit (`\u0001`), it fits. Anything unsure goes the exact way.
+ * fold: the engine's one pass over the text (`scan`, once the engine is open) decides, but for a text so short that
+ * it fits at 6 bytes per UTF-16 unit and 2 quotes. No answer measures more: a text alone is measured quoted at most
+ * (`\u0001` is six bytes), and a text that repeats structuredContent as its canonical form (a lone surrogate is six
+ * bytes, and a number with an exponent grows at most 5.25 bytes a unit, `1e20`). Anything unsure goes the exact way.
  */
-function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan | undefined): boolean {
+function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan): boolean {
   const text = split.text;
   if (text === undefined || text.length > threshold) return false;
   const repeatsStructured = split.structured !== undefined;
-  if (!repeatsStructured && text.length * 6 + 2 <= threshold) return true;
-  return scan?.(text, repeatsStructured) ?? false;
+  if (text.length * 6 + 2 <= threshold) return true;
+  return scan(text, repeatsStructured);
 }
 
 /** Whether a well-formed string is at most `threshold` bytes in UTF-8 (at most 3 bytes per UTF-16 unit). */
@@ -211,28 +213,42 @@ export class HostPipeline {
   }
 
   /** The engine's one-scan check of a text answer, once the engine is open (a failing check decides nothing). */
-  private textScan(): TextScan | undefined {
-    const engine = this.opened;
-    if (!engine?.textCertainlyUnderThreshold) return undefined;
-    return (text, repeatsStructured) => {
-      try {
-        return engine.textCertainlyUnderThreshold!(text, repeatsStructured);
-      } catch {
-        return false; // prepare decides, and reports what failed
-      }
-    };
-  }
+  private readonly textScan: TextScan = (text, repeatsStructured) => {
+    const check = this.opened?.textCertainlyUnderThreshold;
+    if (!check) return false;
+    try {
+      return check.call(this.opened, text, repeatsStructured);
+    } catch {
+      return false; // prepare decides, and reports what failed
+    }
+  };
 
   /**
    * Returns `result` untouched, or the folded CallToolResult when every fold condition holds. Never throws: any
    * failure sends the answer whole (and a failure to keep it is logged, by code only).
    */
   async fit(result: unknown, call: FitCall): Promise<unknown> {
+    return this.passesAtOnce(result) ? result : this.fitUnsure(result, call);
+  }
+
+  /**
+   * Whether the cheap checks alone pass `result` untouched (counted as passed): an answer certainly under the
+   * threshold. Synchronous, so that a host can send the common answer without a promise more; an answer it does not
+   * pass goes to {@link fitUnsure}.
+   */
+  passesAtOnce(result: unknown): boolean {
+    const threshold = this.settings.thresholdBytes;
+    if (threshold === undefined || !isObject(result)) return false;
+    const split = splitAnswer(result);
+    if (!split || !certainlyUnder(split, threshold, this.textScan)) return false;
+    this.counters.passedOne('under-threshold');
+    return true;
+  }
+
+  /** {@link fit} for an answer that {@link passesAtOnce} did not pass. */
+  async fitUnsure(result: unknown, call: FitCall): Promise<unknown> {
     if (!isObject(result)) return this.passed(result, 'not-a-call-tool-result');
     const split = splitAnswer(result);
-    const threshold = this.settings.thresholdBytes;
-    if (split && threshold !== undefined && certainlyUnder(split, threshold, this.textScan()))
-      return this.passed(result, 'under-threshold');
     if (call.owner === undefined) {
       await this.warnIfOwnerlessWouldFold(result, split, call);
       return this.passed(result, 'no-owner');

@@ -69,10 +69,29 @@ pub(crate) fn units_certainly_under(
   repeats_structured: bool,
   threshold: usize,
 ) -> bool {
-  if units.len() > threshold {
-    return false;
-  }
-  let facts = UnitFacts::of(units);
+  units.len() <= threshold
+    && certainly_under_by_facts(units, UnitFacts::of(units), repeats_structured, threshold)
+}
+
+/// [`units_certainly_under`] with the pass over the units compiled for AVX2 (16 units an instruction, about twice
+/// as fast): safe to call once the CPU is known to have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) fn units_certainly_under_avx2(
+  units: &[u16],
+  repeats_structured: bool,
+  threshold: usize,
+) -> bool {
+  units.len() <= threshold
+    && certainly_under_by_facts(units, UnitFacts::of(units), repeats_structured, threshold)
+}
+
+fn certainly_under_by_facts(
+  units: &[u16],
+  facts: UnitFacts,
+  repeats_structured: bool,
+  threshold: usize,
+) -> bool {
   if facts.surrogates && has_lone_surrogate(units) {
     // JSON.stringify writes a lone surrogate as a six-byte escape: rare enough to leave to the exact way.
     return false;
@@ -107,9 +126,10 @@ struct UnitFacts {
 
 impl UnitFacts {
   /// Most texts are passed whole and this pass is most of what they cost, so it is written for the compiler's
-  /// vector instructions: a block of plain ASCII (no unit from 0x80 and none below 0x20) adds nothing but its
-  /// units, which an OR and a minimum over the block tell; any other block is read unit by unit. Digits followed
-  /// by an `e` are looked for in a second pass, pairwise.
+  /// vector instructions (the shapes below measured fastest, with SSE2 and with AVX2): a block of plain ASCII (no
+  /// unit from 0x80 and none below 0x20) adds nothing but its units, which one compare over the block tells; any
+  /// other block is read unit by unit. Digits followed by an `e` are looked for in a second pass, pairwise.
+  #[inline(always)]
   fn of(units: &[u16]) -> Self {
     let mut facts = UnitFacts {
       utf8_len: units.len(),
@@ -117,21 +137,17 @@ impl UnitFacts {
       exponent: false,
       six_byte_escape: false,
     };
-    for block in units.chunks(64) {
-      let (mut all_bits, mut lowest) = (0u16, u16::MAX);
-      for &unit in block {
-        all_bits |= unit;
-        lowest = lowest.min(unit);
-      }
-      if all_bits >= 0x80 || lowest < 0x20 {
+    let blocks = units.chunks_exact(64);
+    let rest = blocks.remainder();
+    for block in blocks {
+      if !plain_ascii(block) {
         facts.add_unit_by_unit(block);
       }
     }
-    let mut digit_e = false;
-    for (&before, &unit) in units.iter().zip(units.get(1..).unwrap_or_default()) {
-      digit_e |= is_digit(before) & is_e(unit);
+    if !plain_ascii(rest) {
+      facts.add_unit_by_unit(rest);
     }
-    facts.exponent = digit_e;
+    facts.exponent = has_digit_then_e(units);
     facts
   }
 
@@ -145,6 +161,34 @@ impl UnitFacts {
       self.six_byte_escape |= is_six_byte_escape(unit);
     }
   }
+}
+
+/// No unit below 0x20 and none from 0x80 (one wrapping compare a unit, which vectorizes).
+#[inline(always)]
+fn plain_ascii(block: &[u16]) -> bool {
+  let mut other = false;
+  for &unit in block {
+    other |= unit.wrapping_sub(0x20) >= 0x60;
+  }
+  !other
+}
+
+/// A digit followed by `e` or `E`, read pairwise in blocks (so the compiler vectorizes each block).
+#[inline(always)]
+fn has_digit_then_e(units: &[u16]) -> bool {
+  let Some(pairs) = units.len().checked_sub(1) else {
+    return false;
+  };
+  let (befores, afters) = (&units[..pairs], &units[1..]);
+  let mut found = false;
+  for (befores, afters) in befores.chunks(64).zip(afters.chunks(64)) {
+    let mut in_block = false;
+    for (&before, &after) in befores.iter().zip(afters) {
+      in_block |= is_digit(before) & is_e(after);
+    }
+    found |= in_block;
+  }
+  found
 }
 
 #[inline(always)]
