@@ -34,11 +34,18 @@ describe('native binding', () => {
     expect(panics).toEqual(Array(8).fill('RESULT_HANDLES_INTERNAL'));
   });
 
+  it('turns a panic in async work finished in its first poll, on the JS thread, into a rejected promise', async () => {
+    const error = await native.rejectWithCodeNow('PANIC').catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'RESULT_HANDLES_INTERNAL' });
+    const coded = await native.rejectWithCodeNow('RESULT_PATH_NOT_FOUND').catch((e: unknown) => e);
+    expect(coded).toMatchObject({ code: 'RESULT_PATH_NOT_FOUND', remedy: expect.stringContaining('test hook') });
+  });
+
   it('keeps the test hook inert unless RESULT_HANDLES_TEST_HOOKS=1 when it is called', async () => {
     const before = process.env.RESULT_HANDLES_TEST_HOOKS;
     process.env.RESULT_HANDLES_TEST_HOOKS = '0';
     try {
-      for (const hook of [native.rejectWithCode, native.rejectWithCodeAsync]) {
+      for (const hook of [native.rejectWithCode, native.rejectWithCodeAsync, native.rejectWithCodeNow]) {
         for (const code of ['PANIC', 'RESULT_PATH_NOT_FOUND']) {
           const error = await hook(code).catch((e: unknown) => e);
           expect(error).toMatchObject({

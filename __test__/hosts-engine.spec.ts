@@ -1,7 +1,8 @@
 // The hosts' engine opener (lib/host/open-engine.ts): which results are inspected on the JS thread.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import { openEngine, prepareOptions } from '../lib/host/open-engine';
+import { engineOpener, openEngine, prepareOptions } from '../lib/host/open-engine';
+import { HostPipeline } from '../lib/host/pipeline';
 import * as native from '../lib/native';
 
 const resultOf = (chars: number) => {
@@ -36,5 +37,36 @@ describe('openEngine: prepare on or off the JS thread', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it('answers a kept page and a singular read from the memory store in the same turn, without a hop', async () => {
+    const thresholdBytes = 1024;
+    const core = new HostPipeline(
+      engineOpener(prepareOptions({ thresholdBytes, storage: { type: 'memory' } })),
+      { thresholdBytes },
+      console,
+    );
+    const owner = { session: 'same-turn' };
+    const orders = Array.from({ length: 3000 }, (_, id) => ({ id, status: id % 3 ? 'shipped' : 'open' }));
+    const folded = (await core.fit(
+      { content: [{ type: 'text', text: JSON.stringify({ orders }) }], structuredContent: { orders } },
+      { toolName: 't', fullName: 't', request: {}, owner },
+    )) as { structuredContent: { handle: string } };
+    const handle = folded.structuredContent.handle;
+    // Settled before a macrotask queued just before the call: only microtasks ran, so no other thread took part.
+    const inOneTurn = async (args: Record<string, unknown>) => {
+      let macrotaskRan = false;
+      setImmediate(() => (macrotaskRan = true));
+      const answer = JSON.parse(await core.query(args, owner)) as { value: unknown };
+      return { value: answer.value, sameTurn: !macrotaskRan };
+    };
+    const filter = "$.orders[?@.status=='open']";
+    await core.query({ handle, path: filter, limit: 10 }, owner); // the first query reads the whole answer
+    const page = await inOneTurn({ handle, path: filter, limit: 10, offset: 10 });
+    expect(page).toEqual({ value: orders.filter((o) => o.status === 'open').slice(10, 20), sameTurn: true });
+    const singular = await inOneTurn({ handle, path: '$.orders', offset: 2990, limit: 10 });
+    expect(singular).toEqual({ value: orders.slice(2990), sameTurn: true });
+    const missing = await core.query({ handle: 'no-such-handle', path: '$' }, owner).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: 'RESULT_HANDLE_NOT_FOUND' });
   });
 });

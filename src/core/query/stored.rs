@@ -34,6 +34,10 @@ pub async fn query_stored(
   if let Some(outcome) = shortcut {
     return outcome;
   }
+  // Up to here a query reads at most the index and a few chunks, so a host may run this future's first poll on
+  // its own thread and answer a page without a hop between threads (see the binding's `run_async_now_or_later`).
+  // Reading the whole answer (a copy of the record, at least) starts after this yield, where the runtime polls.
+  tokio::task::yield_now().await;
   // A JSONPath query reads the path index beside the answer: it may certify the answer's grammar (see
   // `index::certified_arrays`), which spares the tape checking what the query cannot reach, and names the long
   // arrays whose items the tape may read on two threads.
