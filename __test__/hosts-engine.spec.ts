@@ -69,4 +69,23 @@ describe('openEngine: prepare on or off the JS thread', () => {
     const missing = await core.query({ handle: 'no-such-handle', path: '$' }, owner).catch((e: unknown) => e);
     expect(missing).toMatchObject({ code: 'RESULT_HANDLE_NOT_FOUND' });
   });
+
+  it('settles arguments without a handle reference in the same turn, and reads a referenced answer', async () => {
+    const thresholdBytes = 1024;
+    const engine = await openEngine(
+      prepareOptions({ thresholdBytes, storage: { type: 'memory' }, handleReferences: true }),
+    );
+    try {
+      let macrotaskRan = false;
+      setImmediate(() => (macrotaskRan = true));
+      expect(await engine.resolveReferences('{"city":"Oslo","days":[1,2]}', 'S', null)).toBeNull();
+      expect(macrotaskRan).toBe(false);
+      const missing = await engine
+        .resolveReferences('{"rows":{"$resultHandle":"no-such-handle"}}', 'S', null)
+        .catch((e: unknown) => e);
+      expect(missing).toMatchObject({ code: 'RESULT_HANDLE_NOT_FOUND' });
+    } finally {
+      await engine.close();
+    }
+  });
 });

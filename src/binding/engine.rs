@@ -16,7 +16,7 @@ use napi_derive::napi;
 
 mod plan;
 
-use super::error::{run_async, run_async_now_or_later, run_blocking, run_sync};
+use super::error::{run_async, run_async_now_or_later_if, run_blocking, run_sync};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
 use super::text::{utf8_room, JsText, LazyJsText};
@@ -431,7 +431,9 @@ impl ResultHandlesEngine {
   ) -> Result<PromiseRaw<'env, String>> {
     let store = Arc::clone(&self.core.store);
     let threshold = self.core.settings.threshold_bytes;
-    run_async_now_or_later(
+    let short_args = args_json.len() <= super::error::READ_HERE_BYTES;
+    run_async_now_or_later_if(
+      short_args,
       env,
       async move {
         let value: serde_json::Value = serde_json::from_str(&args_json).map_err(|_| {

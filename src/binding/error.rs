@@ -137,6 +137,28 @@ where
   }
 }
 
+/// Arguments up to this long are parsed in a first poll on the JS thread (tens of microseconds at most); longer
+/// ones are parsed on the runtime.
+pub const READ_HERE_BYTES: usize = 64 * 1024;
+
+/// [`run_async_now_or_later`] when `here`, else [`run_async`].
+pub fn run_async_now_or_later_if<'env, T, V>(
+  here: bool,
+  env: &'env Env,
+  work: impl Future<Output = CoreResult<T>> + Send + 'static,
+  to_js: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
+) -> napi::Result<PromiseRaw<'env, V>>
+where
+  T: Send + 'static,
+  V: ToNapiValue,
+{
+  if here {
+    run_async_now_or_later(env, work, to_js)
+  } else {
+    run_async(env, work, to_js)
+  }
+}
+
 /// How a promise made by [`run_blocking`] is settled, on the JS thread.
 type Settle<V> = Box<dyn FnOnce(Env) -> napi::Result<V> + Send>;
 

@@ -7,7 +7,7 @@ use napi::{Env, Result};
 use napi_derive::napi;
 
 use super::engine::ResultHandlesEngine;
-use super::error::run_async;
+use super::error::run_async_now_or_later_if;
 use crate::core::references::resolve_references;
 use crate::core::store::Owner;
 
@@ -27,7 +27,9 @@ impl ResultHandlesEngine {
   ) -> Result<PromiseRaw<'env, Option<String>>> {
     let store = Arc::clone(&self.core.store);
     let limits = self.core.references.limits;
-    run_async(
+    let short_args = args_json.len() <= super::error::READ_HERE_BYTES;
+    run_async_now_or_later_if(
+      short_args,
       env,
       async move {
         let owner = Owner::new(session, subject);
