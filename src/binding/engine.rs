@@ -16,7 +16,9 @@ use napi_derive::napi;
 
 mod plan;
 
-use super::error::{run_async, run_async_now_or_later_if, run_blocking, run_sync};
+use super::error::{
+  run_async, run_async_now_or_later, run_async_now_or_later_if, run_blocking, run_sync,
+};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
 use super::text::{utf8_room, JsText, LazyJsText};
@@ -355,7 +357,9 @@ impl ResultHandlesEngine {
     let store = Arc::clone(&self.core.store);
     let external = Arc::clone(&plan.external);
     let references = self.core.references.tools.clone();
-    run_async(
+    // Kept in the first poll on the JS thread when the record was sealed beside the fold and the store is the
+    // memory store (a move into a map, the small index sealed, the folded result written): no hop for a fold.
+    run_async_now_or_later(
       env,
       async move {
         let data = data.ok_or_else(|| {
