@@ -256,39 +256,27 @@ export function createResultHandles(options: ResultHandlesOptions = {}, adapter:
     const wrapHandler = (handler: unknown): unknown => {
       if (typeof handler !== 'function') return handler; // task handlers ({ createTask, … }) are left alone
       const original = handler as ToolHandler;
-      // Not an async function: an answer the cheap checks pass goes back in the handler's own promise's `then`,
-      // without a promise of the wrapper's own around it (a call under the threshold is a few microseconds in all).
-      return function resultHandlesTool(this: unknown, ...callArgs: unknown[]): unknown {
+      return async function resultHandlesTool(this: unknown, ...callArgs: unknown[]) {
         const extra = callArgs[callArgs.length - 1] as RequestExtraLike | undefined;
         if (guard.nested(extra)) return original.apply(this, callArgs);
+        let result: unknown;
         guard.enter(extra);
-        let answered: Promise<unknown>;
         try {
-          answered = Promise.resolve(original.apply(this, callArgs));
-        } catch (error) {
+          result = await original.apply(this, callArgs);
+        } finally {
           guard.leave(extra);
-          return Promise.reject(error);
         }
-        return answered.then(
-          (result) => {
-            guard.leave(extra);
-            if (core.passesAtOnce(result)) return result;
-            const args = callArgs.length > 1 ? callArgs[0] : undefined;
-            const schema = registered.outputSchema;
-            return core.fitUnsure(result, {
-              toolName: name,
-              fullName: name,
-              request: { method: 'tools/call', params: { name, arguments: args, _meta: extra?._meta } },
-              owner: ownerFromExtra(extra, server, mode),
-              toolMeta: registered._meta,
-              admits: schema ? (folded) => outputSchemaAdmits(schema, folded) : undefined,
-            });
-          },
-          (error: unknown) => {
-            guard.leave(extra);
-            throw error;
-          },
-        );
+        if (core.passesAtOnce(result)) return result;
+        const args = callArgs.length > 1 ? callArgs[0] : undefined;
+        const schema = registered.outputSchema;
+        return await core.fitUnsure(result, {
+          toolName: name,
+          fullName: name,
+          request: { method: 'tools/call', params: { name, arguments: args, _meta: extra?._meta } },
+          owner: ownerFromExtra(extra, server, mode),
+          toolMeta: registered._meta,
+          admits: schema ? (folded) => outputSchemaAdmits(schema, folded) : undefined,
+        });
       };
     };
     registered.handler = wrapHandler(registered.handler);
