@@ -228,7 +228,7 @@ export class HostPipeline {
    * failure sends the answer whole (and a failure to keep it is logged, by code only).
    */
   async fit(result: unknown, call: FitCall): Promise<unknown> {
-    return this.passesAtOnce(result) ? result : this.fitUnsure(result, call);
+    return this.passesAtOnce(result) ? result : await this.fitUnsure(result, call);
   }
 
   /**
