@@ -154,11 +154,19 @@ async function main() {
 
   // Paging: every match of the filter on a fresh 10 MB handle, 20 at a time, against one (first) query.
   const filter = QUERIES[0].path;
+  // A client reads a page's structuredContent (the SDK hands it over parsed); the text repeats it.
+  const nativePage = (handle, offset) =>
+    native
+      .callTool({ name: 'result_query', arguments: { handle, path: filter, limit: LIMIT, offset } })
+      .then((result) => {
+        if (result.isError) throw new Error(result.content[0].text);
+        return result.structuredContent;
+      });
   const pageAll = async (handle) => {
     let offset = 0;
     let pages = 0;
     for (;;) {
-      const page = JSON.parse(await nativeRead(handle, filter, { offset }));
+      const page = await nativePage(handle, offset);
       pages += 1;
       if (page.nextOffset === undefined) return pages;
       offset = page.nextOffset;
