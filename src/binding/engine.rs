@@ -435,7 +435,7 @@ impl ResultHandlesEngine {
   ) -> Result<PromiseRaw<'env, String>> {
     let store = Arc::clone(&self.core.store);
     let threshold = self.core.settings.threshold_bytes;
-    let short_args = args_json.len() <= super::error::READ_HERE_BYTES;
+    let short_args = args_json.len() <= super::error::QUERY_READ_HERE_BYTES;
     run_async_now_or_later_if(
       short_args,
       env,

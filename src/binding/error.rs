@@ -137,9 +137,14 @@ where
   }
 }
 
-/// Arguments up to this long are parsed in a first poll on the JS thread (tens of microseconds at most); longer
-/// ones are parsed on the runtime.
+/// Tool arguments up to this long are parsed (JSON only) in a first poll on the JS thread, 64 µs at most; longer
+/// ones on the runtime.
 pub const READ_HERE_BYTES: usize = 64 * 1024;
+
+/// `result_query` arguments up to this long are parsed in a first poll on the JS thread. Their JSONPath parse is
+/// not linear in the worst case (a 38 KB chain of `||` took 2.9 ms), so only a short call, as a model writes one,
+/// is read there (at most about 0.1 ms).
+pub const QUERY_READ_HERE_BYTES: usize = 1024;
 
 /// [`run_async_now_or_later`] when `here`, else [`run_async`].
 pub fn run_async_now_or_later_if<'env, T, V>(
