@@ -39,6 +39,19 @@ const YIELD_CHARS = 256 * 1024;
  */
 const EARLY_CHARS = 2 * 1024 * 1024;
 
+/** A character above U+00FF (see {@link latin1Only}). */
+const BEYOND_LATIN1 = /[^\x00-\xff]/;
+
+/**
+ * Whether a long answer holds only characters up to U+00FF, so that it can cross as Latin-1 bytes (a copy at memory
+ * speed: 10 MB of ASCII in about 0.3 ms against 1.3 ms through V8's UTF-8 writer). V8 answers at once for a string it
+ * holds one byte a character (the pattern cannot match one); a string of two-byte characters is read up to its
+ * first character above U+00FF, usually near its start. Short answers cross the UTF-8 way.
+ */
+function latin1Only(answer: string): boolean {
+  return answer.length > YIELD_CHARS && !BEYOND_LATIN1.test(answer);
+}
+
 /**
  * Gives the event loop a whole turn: timers and I/O run before this resolves. One `setImmediate` is not enough: set
  * from the timers or poll phase it runs in the same turn's check phase, so a step after it would still delay every
@@ -82,7 +95,9 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
   const { structured, text } = split;
   if (structured === undefined) {
     // Nothing to do on this thread before the copy: no buffer to warm meanwhile.
-    return text === undefined ? undefined : engine.prepareAnswer(text, { ...parts, kind: 'text' });
+    return text === undefined
+      ? undefined
+      : engine.prepareAnswer(text, { ...parts, kind: 'text', latin1: latin1Only(text) });
   }
 
   // A text certainly under the threshold would fold nothing: not worth a bet.
@@ -93,7 +108,7 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
     looksStringified(text) &&
     !context.certainlyUnder(text);
   const early = bet
-    ? tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured', oneThread: true }))
+    ? tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured', oneThread: true, latin1: latin1Only(text) }))
     : undefined;
   // A long stringify starts a turn of its own, so that the SDK's work on this call (and the early hand-over) does
   // not lengthen its stall. Only a long text tells that it will be long: beside a short or no text, no turn is
@@ -117,7 +132,12 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
   if (answer.length > YIELD_CHARS) await yieldToLoop();
   // Not `===`: the text says something else, or repeats the answer written otherwise; compared natively, off this
   // thread (a text holding a lone surrogate crosses as UTF-16).
-  return engine.prepareAnswer(answer, { ...parts, kind: 'structured', text: repeats ? undefined : text }, buffer);
+  const latin1 = latin1Only(answer);
+  return engine.prepareAnswer(
+    answer,
+    { ...parts, kind: 'structured', text: repeats ? undefined : text, latin1 },
+    buffer,
+  );
 }
 
 /** A warm buffer for a long answer's copy (see `EngineLike.reserveAnswer`); a short one is copied at once. */

@@ -21,7 +21,7 @@ use super::error::{
 };
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
-use super::text::{utf8_room, JsText, LazyJsText};
+use super::text::{latin1_copy, latin1_to_utf8, utf8_room, JsText, LazyJsText};
 use super::warm::{AnswerBuffer, ScratchBuffer};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
@@ -74,6 +74,10 @@ pub struct AnswerParts {
   pub subject: Option<String>,
   /// Fold on one native thread (the host is busy on the JS thread meanwhile and leaves the other core to it).
   pub one_thread: Option<bool>,
+  /// The answer holds no character above U+00FF (`!/[^\x00-\xff]/.test(answer)`, which V8 answers at once for a
+  /// string it holds one byte a character): it is copied as Latin-1 bytes, at memory speed. Only `true` when so
+  /// checked: such characters would be cut to their low byte.
+  pub latin1: Option<bool>,
 }
 
 /// The native engine of one plugin/adapter instance: resolved options and the store.
@@ -133,6 +137,7 @@ fn prepare_parts_plan(
   let mut kind = PartsKind::parse(&parts.kind)?;
   let answer = match answer {
     JsText::Utf8(answer) => answer,
+    JsText::Latin1(bytes) => latin1_to_utf8(bytes),
     JsText::Utf16(units) if kind == PartsKind::Text => {
       kind = PartsKind::CanonicalText;
       text_answer_json_of_utf16(&units)
@@ -156,6 +161,17 @@ fn prepare_parts_plan(
       json: &answer,
       text: Some(text),
     },
+    // Never read as Latin-1 (only the answer is), but compared as any text would be.
+    (PartsKind::Structured, Some(JsText::Latin1(bytes))) => {
+      if latin1_copy(bytes) == answer {
+        SeparateAnswer::Structured {
+          json: &answer,
+          text: None,
+        }
+      } else {
+        SeparateAnswer::StructuredBesideOtherText(&answer)
+      }
+    }
     // A text holding a lone surrogate repeats structuredContent when its canonical form is the answer.
     (PartsKind::Structured, Some(JsText::Utf16(units))) => {
       if structured_json_of_utf16(units).as_deref() == Some(answer.as_str()) {
@@ -285,11 +301,12 @@ impl ResultHandlesEngine {
     parts: AnswerParts,
     buffer: Option<&AnswerBuffer>,
   ) -> Result<PromiseRaw<'env, FitPlan>> {
+    let latin1 = parts.latin1.unwrap_or(false);
     let (answer, lease) = match buffer.and_then(AnswerBuffer::take) {
-      Some(warm) => (answer.read(warm)?, None),
+      Some(warm) => (answer.read(warm, latin1)?, None),
       None => match ScratchBuffer::lease(&self.core.scratch, answer.units()?) {
-        Some((scratch, lease)) => (answer.read_keeping_room(scratch)?, Some(lease)),
-        None => (answer.read(Vec::new())?, None),
+        Some((scratch, lease)) => (answer.read_keeping_room(scratch, latin1)?, Some(lease)),
+        None => (answer.read(Vec::new(), latin1)?, None),
       },
     };
     let core = Arc::clone(&self.core);

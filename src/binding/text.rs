@@ -102,6 +102,32 @@ pub enum JsText {
   Utf8(String),
   /// The string holds a raw lone surrogate.
   Utf16(Vec<u16>),
+  /// The string's characters as Latin-1 bytes (it holds none above U+00FF): [`latin1_to_utf8`] makes it UTF-8 off
+  /// the JS thread, in place when it is ASCII.
+  Latin1(Vec<u8>),
+}
+
+/// Latin-1 bytes as UTF-8: the same buffer when they are ASCII (most JSON), else a new one with room to seal it in
+/// place (a byte from 0x80 is a two-byte character).
+pub fn latin1_to_utf8(bytes: Vec<u8>) -> String {
+  if bytes.is_ascii() {
+    // SAFETY: ASCII is UTF-8.
+    return unsafe { String::from_utf8_unchecked(bytes) };
+  }
+  latin1_copy(&bytes)
+}
+
+/// Latin-1 bytes as UTF-8 in a new buffer with room to seal it in place.
+pub fn latin1_copy(bytes: &[u8]) -> String {
+  let wide = bytes.iter().filter(|&&byte| byte >= 0x80).count();
+  let mut utf8 = String::with_capacity(sealable_capacity(bytes.len() + wide));
+  for block in bytes.chunks(64) {
+    match std::str::from_utf8(block) {
+      Ok(ascii) if ascii.is_ascii() => utf8.push_str(ascii),
+      _ => utf8.extend(block.iter().map(|&byte| char::from(byte))),
+    }
+  }
+  utf8
 }
 
 impl FromNapiValue for JsText {
@@ -118,6 +144,15 @@ unsafe fn read_js_text(
   room: Room,
 ) -> Result<JsText> {
   let text = unsafe { read_utf8(env, value, buffer, room) }?;
+  unsafe { keep_lone_surrogates(env, value, text) }
+}
+
+/// `text` (V8's UTF-8 of `value`) as [`JsText`]: read again as UTF-16 when it may hold a lone surrogate.
+unsafe fn keep_lone_surrogates(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  text: String,
+) -> Result<JsText> {
   // V8 writes each lone surrogate as U+FFFD: only a text holding one (rare) is read again, to tell them apart.
   if memchr::memmem::find(text.as_bytes(), "\u{FFFD}".as_bytes()).is_none() {
     return Ok(JsText::Utf8(text));
@@ -139,6 +174,40 @@ unsafe fn read_js_text(
   })
 }
 
+/// [`read_js_text`] for a string the caller knows holds no character above U+00FF: copied as Latin-1 bytes, which V8
+/// does at memory speed (its UTF-8 writer looks at every character), and made UTF-8 off the JS thread
+/// ([`latin1_to_utf8`]). Such a string holds no surrogate.
+unsafe fn read_latin1_text(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  mut bytes: Vec<u8>,
+  room: Room,
+) -> Result<JsText> {
+  let units = unsafe { utf16_len(env, value) }?;
+  bytes.clear();
+  bytes.reserve(units + 1);
+  let capacity = bytes.capacity();
+  let mut written = 0;
+  check_status!(
+    unsafe {
+      sys::napi_get_value_string_latin1(
+        env,
+        value,
+        bytes.as_mut_ptr().cast(),
+        capacity,
+        &mut written,
+      )
+    },
+    "Expected a string"
+  )?;
+  // SAFETY: V8 initialized the first `written` bytes (`written` < capacity).
+  unsafe { bytes.set_len(written.min(capacity)) };
+  if room == Room::Sealable {
+    bytes.shrink_to(sealable_capacity(bytes.len()));
+  }
+  Ok(JsText::Latin1(bytes))
+}
+
 /// A JS string parameter read in the call's body rather than before it, so that the copy can go into a buffer
 /// the call is given ([`LazyJsText::read`]). Only valid during the native call that received it (not `Send`).
 pub struct LazyJsText {
@@ -153,16 +222,28 @@ impl FromNapiValue for LazyJsText {
 }
 
 impl LazyJsText {
-  /// The string as [`JsText`], copied into `buffer` (an empty one allocates as needed).
-  pub fn read(self, buffer: Vec<u8>) -> Result<JsText> {
+  /// The string as [`JsText`], copied into `buffer` (an empty one allocates as needed). `latin1`: the caller knows
+  /// it holds no character above U+00FF (a wrong `true` would cut such characters to their low byte).
+  pub fn read(self, buffer: Vec<u8>, latin1: bool) -> Result<JsText> {
     // SAFETY: `env` and `value` came from the napi call this parameter belongs to, which is still running.
-    unsafe { read_js_text(self.env, self.value, buffer, Room::Sealable) }
+    unsafe { self.read_into(buffer, Room::Sealable, latin1) }
   }
 
   /// [`LazyJsText::read`] into a buffer that keeps all its capacity (one kept for the next answer).
-  pub fn read_keeping_room(self, buffer: Vec<u8>) -> Result<JsText> {
+  pub fn read_keeping_room(self, buffer: Vec<u8>, latin1: bool) -> Result<JsText> {
     // SAFETY: as in `read`.
-    unsafe { read_js_text(self.env, self.value, buffer, Room::All) }
+    unsafe { self.read_into(buffer, Room::All, latin1) }
+  }
+
+  /// # Safety
+  ///
+  /// Only during the napi call this parameter belongs to.
+  unsafe fn read_into(self, buffer: Vec<u8>, room: Room, latin1: bool) -> Result<JsText> {
+    if latin1 {
+      unsafe { read_latin1_text(self.env, self.value, buffer, room) }
+    } else {
+      unsafe { read_js_text(self.env, self.value, buffer, room) }
+    }
   }
 
   /// The string's length in UTF-16 units (no copy).

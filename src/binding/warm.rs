@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use napi_derive::napi;
 
-use super::text::{sealable_capacity, JsText};
+use super::text::{latin1_copy, sealable_capacity, JsText};
 
 /// Pages are touched this many bytes at a time (16 pages, tens of µs), the buffer locked for one step, checking
 /// between steps whether the copy wants it.
@@ -180,6 +180,11 @@ impl ScratchLease {
         let mut own = String::with_capacity(sealable_capacity(in_scratch.len()));
         own.push_str(&in_scratch);
         self.back = in_scratch.into_bytes();
+        JsText::Utf8(own)
+      }
+      JsText::Latin1(in_scratch) => {
+        let own = latin1_copy(&in_scratch);
+        self.back = in_scratch;
         JsText::Utf8(own)
       }
       utf16 => utf16,
