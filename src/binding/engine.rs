@@ -16,9 +16,7 @@ use napi_derive::napi;
 
 mod plan;
 
-use super::error::{
-  run_async, run_async_now_or_later, run_async_now_or_later_if, run_blocking, run_sync,
-};
+use super::error::{run_async, run_blocking, run_sync, FirstPoll};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
 use super::text::{latin1_copy, latin1_to_utf8, utf8_room, JsText, LazyJsText};
@@ -376,8 +374,9 @@ impl ResultHandlesEngine {
     let references = self.core.references.tools.clone();
     // Kept in the first poll on the JS thread when the record was sealed beside the fold and the store is the
     // memory store (a move into a map, the small index sealed, the folded result written): no hop for a fold.
-    run_async_now_or_later(
+    run_async(
       env,
+      FirstPoll::Here,
       async move {
         let data = data.ok_or_else(|| {
           CoreError::new(ErrorCode::InvalidInput, "This plan does not fold.")
@@ -453,9 +452,9 @@ impl ResultHandlesEngine {
     let store = Arc::clone(&self.core.store);
     let threshold = self.core.settings.threshold_bytes;
     let short_args = args_json.len() <= super::error::QUERY_READ_HERE_BYTES;
-    run_async_now_or_later_if(
-      short_args,
+    run_async(
       env,
+      FirstPoll::here_if(short_args),
       async move {
         let value: serde_json::Value = serde_json::from_str(&args_json).map_err(|_| {
           CoreError::new(
@@ -478,6 +477,7 @@ impl ResultHandlesEngine {
     let store = Arc::clone(&self.core.store);
     run_async(
       env,
+      FirstPoll::OnRuntime,
       async move {
         store.close().await;
         super::memory::release_free_memory();

@@ -84,55 +84,26 @@ impl<F: Future<Output = CoreResult<T>>, T> Future for PanicGuard<F> {
   }
 }
 
-/// Runs async engine work (store I/O) on the napi tokio runtime; rejects with a coded error.
-pub fn run_async<'env, T, V>(
-  env: &'env Env,
-  work: impl Future<Output = CoreResult<T>> + Send + 'static,
-  to_js: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
-) -> napi::Result<PromiseRaw<'env, V>>
-where
-  T: Send + 'static,
-  V: ToNapiValue,
-{
-  // A panic inside `work` must reject this promise, not abort the process.
-  let guarded = PanicGuard {
-    work: Some(Box::pin(work)),
-  };
-  let settled = async move { Ok::<CoreResult<T>, Error>(guarded.await) };
-  env.spawn_future_with_callback(settled, move |env, outcome| settle(env, outcome, to_js))
+/// Where async engine work is first polled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstPoll {
+  /// On a runtime worker.
+  OnRuntime,
+  /// Here, on the JS thread: work that finishes in that poll (a page or a singular read answered from the memory
+  /// store: a few chunks decrypted, tens of microseconds) settles the promise at once, without the two wake-ups
+  /// between threads a hop to the runtime costs (about 80 µs a call on this class of machine, against 30 µs of
+  /// work); work that is not done by then (store I/O, or anything past a yield, where costly work must start)
+  /// continues on the runtime. Such work must do nothing costly before its first await that can be pending.
+  Here,
 }
 
-/// [`run_async`], but `work` is first polled here, on the JS thread: work that finishes in that poll (a page or a
-/// singular read answered from the memory store: a few chunks decrypted, tens of microseconds) settles the
-/// promise at once, without the two wake-ups between threads a hop to the runtime costs (about 80 µs a call on
-/// this class of machine, against 30 µs of work). Work that is not done by then (store I/O, or anything past a
-/// yield, where costly work must start) continues on the runtime. `work` must do nothing costly before its first
-/// await that can be pending.
-pub fn run_async_now_or_later<'env, T, V>(
-  env: &'env Env,
-  work: impl Future<Output = CoreResult<T>> + Send + 'static,
-  to_js: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
-) -> napi::Result<PromiseRaw<'env, V>>
-where
-  T: Send + 'static,
-  V: ToNapiValue,
-{
-  let mut guarded = PanicGuard {
-    work: Some(Box::pin(work)),
-  };
-  // In the runtime's context: the work may start timers or blocking tasks. A future may be polled with any waker;
-  // if it is pending, the runtime polls it again with its own.
-  let polled = within_runtime_if_available(|| {
-    Pin::new(&mut guarded).poll(&mut Context::from_waker(Waker::noop()))
-  });
-  match polled {
-    Poll::Ready(outcome) => match settle(env, outcome, to_js) {
-      Ok(value) => PromiseRaw::resolve(env, value),
-      Err(error) => PromiseRaw::reject(env, error),
-    },
-    Poll::Pending => {
-      let settled = async move { Ok::<CoreResult<T>, Error>(guarded.await) };
-      env.spawn_future_with_callback(settled, move |env, outcome| settle(env, outcome, to_js))
+impl FirstPoll {
+  /// [`FirstPoll::Here`] when `here`.
+  pub fn here_if(here: bool) -> Self {
+    if here {
+      FirstPoll::Here
+    } else {
+      FirstPoll::OnRuntime
     }
   }
 }
@@ -146,10 +117,11 @@ pub const READ_HERE_BYTES: usize = 64 * 1024;
 /// is read there (at most about 0.1 ms).
 pub const QUERY_READ_HERE_BYTES: usize = 1024;
 
-/// [`run_async_now_or_later`] when `here`, else [`run_async`].
-pub fn run_async_now_or_later_if<'env, T, V>(
-  here: bool,
+/// Runs async engine work (store I/O) on the napi tokio runtime, first polled where `first_poll` says; rejects with
+/// a coded error.
+pub fn run_async<'env, T, V>(
   env: &'env Env,
+  first_poll: FirstPoll,
   work: impl Future<Output = CoreResult<T>> + Send + 'static,
   to_js: impl FnOnce(&'env Env, T) -> napi::Result<V> + 'static,
 ) -> napi::Result<PromiseRaw<'env, V>>
@@ -157,11 +129,25 @@ where
   T: Send + 'static,
   V: ToNapiValue,
 {
-  if here {
-    run_async_now_or_later(env, work, to_js)
-  } else {
-    run_async(env, work, to_js)
+  // A panic inside `work` must reject this promise, not abort the process.
+  let mut guarded = PanicGuard {
+    work: Some(Box::pin(work)),
+  };
+  if first_poll == FirstPoll::Here {
+    // In the runtime's context: the work may start timers or blocking tasks. A future may be polled with any
+    // waker; if it is pending, the runtime polls it again with its own.
+    let polled = within_runtime_if_available(|| {
+      Pin::new(&mut guarded).poll(&mut Context::from_waker(Waker::noop()))
+    });
+    if let Poll::Ready(outcome) = polled {
+      return match settle(env, outcome, to_js) {
+        Ok(value) => PromiseRaw::resolve(env, value),
+        Err(error) => PromiseRaw::reject(env, error),
+      };
+    }
   }
+  let settled = async move { Ok::<CoreResult<T>, Error>(guarded.await) };
+  env.spawn_future_with_callback(settled, move |env, outcome| settle(env, outcome, to_js))
 }
 
 /// How a promise made by [`run_blocking`] is settled, on the JS thread.

@@ -63,10 +63,10 @@ pub fn reject_with_code_async<'env>(
     tokio::task::yield_now().await;
     test_hook(hooks_on, &code)
   };
-  error::run_async(env, work, |_, ()| Ok(()))
+  error::run_async(env, error::FirstPoll::OnRuntime, work, |_, ()| Ok(()))
 }
 
-/// Test hook: `rejectWithCode` for async work polled first on the JS thread (`run_async_now_or_later`), which
+/// Test hook: `rejectWithCode` for async work polled first on the JS thread (`FirstPoll::Here`), which
 /// finishes in that first poll: a panic there must reject the promise too.
 #[napi(ts_return_type = "Promise<never>")]
 pub fn reject_with_code_now<'env>(
@@ -74,9 +74,12 @@ pub fn reject_with_code_now<'env>(
   code: String,
 ) -> napi::Result<PromiseRaw<'env, ()>> {
   let hooks_on = std::env::var_os(TEST_HOOKS_ENV).is_some_and(|value| value == "1");
-  error::run_async_now_or_later(env, async move { test_hook(hooks_on, &code) }, |_, ()| {
-    Ok(())
-  })
+  error::run_async(
+    env,
+    error::FirstPoll::Here,
+    async move { test_hook(hooks_on, &code) },
+    |_, ()| Ok(()),
+  )
 }
 
 /// What the test hook does: with hooks off, only "test hooks are off". Tested from JS (`__test__/binding.spec.ts`):

@@ -7,7 +7,7 @@ use napi::{Env, Result};
 use napi_derive::napi;
 
 use super::engine::ResultHandlesEngine;
-use super::error::run_async_now_or_later_if;
+use super::error::{run_async, FirstPoll};
 use crate::core::references::resolve_references;
 use crate::core::store::Owner;
 
@@ -28,9 +28,9 @@ impl ResultHandlesEngine {
     let store = Arc::clone(&self.core.store);
     let limits = self.core.references.limits;
     let short_args = args_json.len() <= super::error::READ_HERE_BYTES;
-    run_async_now_or_later_if(
-      short_args,
+    run_async(
       env,
+      FirstPoll::here_if(short_args),
       async move {
         let owner = Owner::new(session, subject);
         resolve_references(&store, &args_json, &owner, limits).await

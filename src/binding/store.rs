@@ -7,7 +7,7 @@ use napi::{Env, Result};
 use napi_derive::napi;
 use zeroize::Zeroizing;
 
-use super::error::{run_async, run_blocking, run_sync};
+use super::error::{run_async, run_blocking, run_sync, FirstPoll};
 use super::options::NativeSettings;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::options::input::JsType;
@@ -81,6 +81,7 @@ fn open_store<'env>(
 ) -> Result<PromiseRaw<'env, NativeHandleStore>> {
   run_async(
     env,
+    FirstPoll::OnRuntime,
     async move { HandleStore::open(&settings?).await },
     |_, store| {
       Ok(NativeHandleStore {
@@ -182,6 +183,7 @@ impl NativeHandleStore {
     let value = bytes_of(value);
     run_async(
       env,
+      FirstPoll::OnRuntime,
       async move { inner.save(&handle, value, &owner(session, subject)).await },
       |_, ()| Ok(()),
     )
@@ -199,6 +201,7 @@ impl NativeHandleStore {
     let inner = Arc::clone(&self.inner);
     run_async(
       env,
+      FirstPoll::OnRuntime,
       async move { inner.read(&handle, &owner(session, subject)).await },
       |_, bytes| Ok(bytes.map(Buffer::from)),
     )
@@ -221,6 +224,7 @@ impl NativeHandleStore {
       .and_then(|s| Ok((s, whole(end, "end", 0, u64::MAX >> 11)?)));
     run_async(
       env,
+      FirstPoll::OnRuntime,
       async move {
         let (start, end) = range?;
         inner
@@ -237,6 +241,7 @@ impl NativeHandleStore {
     let inner = Arc::clone(&self.inner);
     run_async(
       env,
+      FirstPoll::OnRuntime,
       async move {
         inner.close().await;
         super::memory::release_free_memory();

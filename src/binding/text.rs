@@ -34,21 +34,40 @@ macro_rules! string_parameter {
 
 string_parameter!(JsText, LazyJsText);
 
-/// Copies a JS string into `buffer` (empty; grown when it has less room than the string may need) as UTF-8.
-unsafe fn read_utf8(
+/// How a JS string is copied out of V8.
+#[derive(Clone, Copy)]
+enum Encoding {
+  /// V8's UTF-8 (lone surrogates written as U+FFFD).
+  Utf8,
+  /// One byte a character: only for a string with no character above U+00FF.
+  Latin1,
+}
+
+/// Copies a JS string into `bytes` (emptied; grown when it has less room than the string may need).
+unsafe fn copy_string(
   env: sys::napi_env,
   value: sys::napi_value,
   mut bytes: Vec<u8>,
   room: Room,
-) -> Result<String> {
+  encoding: Encoding,
+) -> Result<Vec<u8>> {
   let units = unsafe { utf16_len(env, value) }?;
   bytes.clear();
-  bytes.reserve(utf8_room(units));
+  let copy = match encoding {
+    Encoding::Utf8 => {
+      bytes.reserve(utf8_room(units));
+      sys::napi_get_value_string_utf8
+    }
+    Encoding::Latin1 => {
+      bytes.reserve(units + 1);
+      sys::napi_get_value_string_latin1
+    }
+  };
   let capacity = bytes.capacity();
   let mut written = 0;
   check_status!(
     unsafe {
-      sys::napi_get_value_string_utf8(
+      copy(
         env,
         value,
         bytes.as_mut_ptr().cast(),
@@ -58,12 +77,23 @@ unsafe fn read_utf8(
     },
     "Expected a string"
   )?;
-  // SAFETY: V8 initialized the first `written` bytes (`written` < capacity), with UTF-8 (lone surrogates are
-  // written as U+FFFD).
+  // SAFETY: V8 initialized the first `written` bytes (`written` < capacity).
   unsafe { bytes.set_len(written.min(capacity)) };
   if room == Room::Sealable {
     bytes.shrink_to(sealable_capacity(bytes.len()));
   }
+  Ok(bytes)
+}
+
+/// Copies a JS string into `buffer` as UTF-8 (see [`copy_string`]).
+unsafe fn read_utf8(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  bytes: Vec<u8>,
+  room: Room,
+) -> Result<String> {
+  let bytes = unsafe { copy_string(env, value, bytes, room, Encoding::Utf8) }?;
+  // SAFETY: V8 wrote UTF-8.
   Ok(unsafe { String::from_utf8_unchecked(bytes) })
 }
 
@@ -180,31 +210,10 @@ unsafe fn keep_lone_surrogates(
 unsafe fn read_latin1_text(
   env: sys::napi_env,
   value: sys::napi_value,
-  mut bytes: Vec<u8>,
+  bytes: Vec<u8>,
   room: Room,
 ) -> Result<JsText> {
-  let units = unsafe { utf16_len(env, value) }?;
-  bytes.clear();
-  bytes.reserve(units + 1);
-  let capacity = bytes.capacity();
-  let mut written = 0;
-  check_status!(
-    unsafe {
-      sys::napi_get_value_string_latin1(
-        env,
-        value,
-        bytes.as_mut_ptr().cast(),
-        capacity,
-        &mut written,
-      )
-    },
-    "Expected a string"
-  )?;
-  // SAFETY: V8 initialized the first `written` bytes (`written` < capacity).
-  unsafe { bytes.set_len(written.min(capacity)) };
-  if room == Room::Sealable {
-    bytes.shrink_to(sealable_capacity(bytes.len()));
-  }
+  let bytes = unsafe { copy_string(env, value, bytes, room, Encoding::Latin1) }?;
   Ok(JsText::Latin1(bytes))
 }
 

@@ -159,7 +159,7 @@ pub async fn resolve_references(
     return Err(too_many(references.len(), limits));
   }
   // Arguments without a reference (most calls) are answered above, in a host's first poll on its own thread (see
-  // the binding's `run_async_now_or_later`); reading answers starts after this yield, where the runtime polls.
+  // the binding's `FirstPoll::Here`); reading answers starts after this yield, where the runtime polls.
   tokio::task::yield_now().await;
   // Each answer is read and opened once, however many references name it.
   let mut answers: HashMap<String, Arc<Vec<u8>>> = HashMap::new();

@@ -35,7 +35,7 @@ pub async fn query_stored(
     return outcome;
   }
   // Up to here a query reads at most the index and a few chunks, so a host may run this future's first poll on
-  // its own thread and answer a page without a hop between threads (see the binding's `run_async_now_or_later`).
+  // its own thread and answer a page without a hop between threads (see the binding's `FirstPoll::Here`).
   // Reading the whole answer (a copy of the record, at least) starts after this yield, where the runtime polls.
   tokio::task::yield_now().await;
   // A JSONPath query reads the path index beside the answer: it may certify the answer's grammar (see
