@@ -275,6 +275,7 @@ impl<'b> Builder<'b> {
 
   /// Closes containers and reads separators after a value: `true` once the document (or the fragment) is read,
   /// `false` when another value is due.
+  #[inline(always)]
   fn after_value(&mut self) -> Option<bool> {
     loop {
       if self.open.len() == self.floor {
@@ -304,6 +305,7 @@ impl<'b> Builder<'b> {
   }
 
   /// `"key" :` inside an object.
+  #[inline(always)]
   fn member_key(&mut self) -> Option<()> {
     self.blank();
     if self.peek()? != b'"' {
@@ -321,6 +323,7 @@ impl<'b> Builder<'b> {
   }
 
   /// Counts a value and records it when it is within the reach; its entry, or [`UNRECORDED`].
+  #[inline(always)]
   fn push(&mut self, kind: Kind, start: usize, escaped: bool) -> u32 {
     self.nodes += 1;
     let (key_start, key_len, key_escaped) = self.key.take().unwrap_or((0, 0, false));
@@ -444,6 +447,7 @@ impl<'b> Builder<'b> {
 
   /// Past a string literal (at its opening quote): where its content starts, and whether it holds escapes. A
   /// lone surrogate escape gives `None` (serde_json refuses it; the full read repairs it).
+  #[inline(always)]
   fn string(&mut self) -> Option<(usize, bool)> {
     let start = self.at + 1;
     let mut i = start;
