@@ -255,7 +255,8 @@ pub(crate) fn run_query_keeping_spans(
     };
     let text = std::str::from_utf8(answer_json).ok()?;
     let tape = if let Some(arrays) = certified {
-      Tape::build_clean(text, reach::reach(spec_query(query)), arrays)?
+      let spec = spec_query(query);
+      Tape::build_clean_naming(text, reach::reach(spec), &reach::names(spec), arrays)?
     } else {
       tape_for(text, query)?
     };
@@ -278,7 +279,8 @@ pub(crate) fn run_query_keeping_spans(
 
 /// The tape of `text` as deep as `query` looks; `None` when the full read must answer (see `tape`).
 fn tape_for<'t>(text: &'t str, query: &serde_json_path::JsonPath) -> Option<Tape<'t>> {
-  Tape::build_reaching(text, reach::reach(spec_query(query)))
+  let spec = spec_query(query);
+  Tape::build_naming(text, reach::reach(spec), &reach::names(spec))
 }
 
 /// The nodes `query` selects on the tape of an answer's text, as their JSON text.

@@ -160,6 +160,9 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     from_start: bool,
     out: &mut Vec<N>,
   ) -> CoreResult<()> {
+    if let Some(names) = member_names(segment) {
+      return self.descendant_members(&names, nodes, from_start, out);
+    }
     // Each node under the segment's node costs one unit (as a child listed), besides what the segment costs on it.
     for (i, next) in nodes.enumerate() {
       if i > 0 || !from_start {
@@ -168,6 +171,33 @@ impl<'a, N: Node<'a>> Evaluation<N> {
       self.segment(segment, next, out)?;
     }
     Ok(())
+  }
+
+  /// [`Evaluation::descendants`] for a segment that selects members by name only (`..tags`, `..['a','b']`): only
+  /// objects are looked into, and each node costs what it costs through [`Evaluation::segment`], spent a run of
+  /// nodes at a time (the same total, so the same outcome; a spent budget stops the walk at most a run later).
+  fn descendant_members(
+    &mut self,
+    names: &[&str],
+    nodes: impl Iterator<Item = N>,
+    from_start: bool,
+    out: &mut Vec<N>,
+  ) -> CoreResult<()> {
+    const RUN: u64 = 1024;
+    let mut owed = 0;
+    for (i, next) in nodes.enumerate() {
+      owed += if i > 0 || !from_start { 2 } else { 1 };
+      if next.kind() == Kind::Object {
+        for name in names {
+          out.extend(next.member(name));
+        }
+      }
+      if owed >= RUN {
+        self.budget.spend(owed)?;
+        owed = 0;
+      }
+    }
+    self.budget.spend(owed)
   }
 
   fn segment(&mut self, segment: &Segment, node: N, out: &mut Vec<N>) -> CoreResult<()> {
@@ -314,6 +344,21 @@ impl<'a, N: Node<'a>> Evaluation<N> {
       }),
       Comparable::FunctionExpr(_) => Err(None),
     })
+  }
+}
+
+/// The names a segment selects when it selects members by name only (`.a`, `['a','b']`), else `None`.
+fn member_names(segment: &Segment) -> Option<Vec<&str>> {
+  match segment {
+    Segment::DotName(name) => Some(vec![name.as_str()]),
+    Segment::LongHand(selectors) => selectors
+      .iter()
+      .map(|selector| match selector {
+        Selector::Name(name) => Some(name.as_str()),
+        _ => None,
+      })
+      .collect(),
+    Segment::Wildcard => None,
   }
 }
 

@@ -8,7 +8,7 @@ use serde_json_path_core::spec::functions::{FunctionExpr, FunctionExprArg, Valid
 use serde_json_path_core::spec::query::{Query, QueryKind};
 use serde_json_path_core::spec::segment::{QuerySegmentKind, Segment};
 use serde_json_path_core::spec::selector::filter::{
-  BasicExpr, Comparable, LogicalOrExpr, SingularQuery, SingularQueryKind,
+  BasicExpr, Comparable, LogicalOrExpr, SingularQuery, SingularQueryKind, SingularQuerySegment,
 };
 use serde_json_path_core::spec::selector::Selector;
 
@@ -98,6 +98,162 @@ fn function_reach(
   Some(deepest)
 }
 
+/// The member names a query can select at each level (the root is level 0), so that the tape records, at a level
+/// where the query only ever selects members by name, just the members so named: the others are counted, not
+/// recorded, and (in a certified text) passed over. A level where anything selects a child some other way (a
+/// wildcard, an index, a slice, a filter's candidates) takes every child; so does every level of a query with a
+/// descendant segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Names(Vec<Level>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Level {
+  /// Nothing selects a child at this level (taken as [`Level::Every`], to be safe).
+  Untouched,
+  /// Members with these names only.
+  Named(Vec<String>),
+  Every,
+}
+
+impl Names {
+  /// Every child at every level.
+  pub(crate) const EVERY: Names = Names(Vec::new());
+
+  /// Whether a value at `level` may be selected: `key`, the member's key between its quotes (escapes still in it,
+  /// `escaped`), `None` for an array item.
+  #[inline(always)]
+  pub(crate) fn may_select(&self, level: usize, key: Option<&[u8]>, escaped: bool) -> bool {
+    match self.0.get(level) {
+      Some(Level::Named(names)) => {
+        key.is_some_and(|key| escaped || names.iter().any(|name| name.as_bytes() == key))
+      }
+      _ => true,
+    }
+  }
+
+  fn add(&mut self, level: usize, name: Option<&str>) {
+    if self.0.len() <= level {
+      self.0.resize(level + 1, Level::Untouched);
+    }
+    let slot = &mut self.0[level];
+    match (&mut *slot, name) {
+      (Level::Every, _) => {}
+      (_, None) => *slot = Level::Every,
+      (Level::Untouched, Some(name)) => *slot = Level::Named(vec![name.to_owned()]),
+      (Level::Named(names), Some(name)) => {
+        if !names.iter().any(|known| known == name) {
+          names.push(name.to_owned());
+        }
+      }
+    }
+  }
+
+  fn query(&mut self, query: &Query, root: usize, current: usize) -> Option<()> {
+    let mut depth = match query.kind {
+      QueryKind::Root => root,
+      QueryKind::Current => current,
+    };
+    for segment in &query.segments {
+      if segment.kind == QuerySegmentKind::Descendant {
+        return None;
+      }
+      depth += 1;
+      match &segment.segment {
+        Segment::DotName(name) => self.add(depth, Some(name)),
+        Segment::Wildcard => self.add(depth, None),
+        Segment::LongHand(selectors) => {
+          for selector in selectors {
+            match selector {
+              Selector::Name(name) => self.add(depth, Some(name.as_str())),
+              Selector::Filter(filter) => {
+                self.add(depth, None);
+                self.logical(&filter.0, root, depth)?;
+              }
+              _ => self.add(depth, None),
+            }
+          }
+        }
+      }
+    }
+    Some(())
+  }
+
+  fn logical(&mut self, expr: &LogicalOrExpr, root: usize, current: usize) -> Option<()> {
+    for and in &expr.0 {
+      for basic in &and.0 {
+        match basic {
+          BasicExpr::Paren(inner) | BasicExpr::NotParen(inner) => {
+            self.logical(inner, root, current)?
+          }
+          BasicExpr::Relation(comparison) => {
+            self.comparable(&comparison.left, root, current)?;
+            self.comparable(&comparison.right, root, current)?;
+          }
+          BasicExpr::Exist(exist) | BasicExpr::NotExist(exist) => {
+            self.query(&exist.0, root, current)?
+          }
+          BasicExpr::FuncExpr(function) | BasicExpr::NotFuncExpr(function) => {
+            self.function(function, root, current)?
+          }
+        }
+      }
+    }
+    Some(())
+  }
+
+  fn singular(&mut self, query: &SingularQuery, root: usize, current: usize) {
+    let from = match query.kind {
+      SingularQueryKind::Absolute => root,
+      SingularQueryKind::Relative => current,
+    };
+    for (at, segment) in query.segments.iter().enumerate() {
+      let name = match segment {
+        SingularQuerySegment::Name(name) => Some(name.as_str()),
+        SingularQuerySegment::Index(_) => None,
+      };
+      self.add(from + at + 1, name);
+    }
+  }
+
+  fn comparable(&mut self, comparable: &Comparable, root: usize, current: usize) -> Option<()> {
+    match comparable {
+      Comparable::Literal(_) => Some(()),
+      Comparable::SingularQuery(query) => {
+        self.singular(query, root, current);
+        Some(())
+      }
+      Comparable::FunctionExpr(function) => self.function(function, root, current),
+    }
+  }
+
+  fn function(
+    &mut self,
+    function: &FunctionExpr<Validated>,
+    root: usize,
+    current: usize,
+  ) -> Option<()> {
+    for argument in &function.args {
+      match argument {
+        FunctionExprArg::Literal(_) => {}
+        FunctionExprArg::SingularQuery(query) => self.singular(query, root, current),
+        FunctionExprArg::FilterQuery(query) => self.query(query, root, current)?,
+        FunctionExprArg::LogicalExpr(expr) => self.logical(expr, root, current)?,
+        FunctionExprArg::FunctionExpr(inner) => self.function(inner, root, current)?,
+      }
+    }
+    Some(())
+  }
+}
+
+/// The member names `query` (from the root) can select at each level ([`Names`]).
+pub(crate) fn names(query: &Query) -> Names {
+  let mut names = Names::EVERY;
+  match names.query(query, 0, 0) {
+    Some(()) => names,
+    None => Names::EVERY,
+  }
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -121,5 +277,46 @@ mod tests {
     assert_eq!(of("$.a[?!(@.b || @.c.d)]"), Some(4));
     assert_eq!(of("$..tags[2]"), None);
     assert_eq!(of("$.a[?@..b]"), None);
+  }
+
+  fn selects(path: &str, level: usize, key: Option<&str>) -> bool {
+    let names = names(spec_query(&JsonPath::parse(path).expect("valid")));
+    names.may_select(level, key.map(str::as_bytes), false)
+  }
+
+  #[test]
+  fn names_only_the_members_a_level_selects_by_name() {
+    let filter = "$.orders[?@.status=='open' && @.amount > 500]";
+    assert!(selects(filter, 1, Some("orders")));
+    assert!(!selects(filter, 1, Some("other")));
+    assert!(selects(filter, 2, Some("any")) && selects(filter, 2, None));
+    assert!(selects(filter, 3, Some("status")) && selects(filter, 3, Some("amount")));
+    assert!(!selects(filter, 3, Some("customer")));
+    assert!(!selects(filter, 3, None), "no item is selected by a name");
+    assert!(!selects("$.a.b", 2, Some("c")));
+    assert!(
+      selects("$.a.b", 5, Some("c")),
+      "levels past the query take everything"
+    );
+    assert!(selects("$['a','b'].c", 1, Some("b")));
+    let absolute = "$.a[?$.x.y == 1]";
+    assert!(selects(absolute, 1, Some("x")) && !selects(absolute, 1, Some("z")));
+    assert!(
+      selects(absolute, 2, Some("z")),
+      "the filter's candidates: every child of a"
+    );
+    assert!(selects("$.a[?length(@.b[0]) > 1]", 4, None));
+    assert!(selects("$.a[?count(@.*) > 1]", 3, Some("z")));
+    assert!(selects("$.a[?@[?@.b]]", 4, Some("b")) && !selects("$.a[?@[?@.b]]", 4, Some("c")));
+    assert!(selects("$.a[0].b", 2, None) && !selects("$.a[0].b", 3, Some("c")));
+    assert!(
+      selects("$..a.b", 2, Some("c")),
+      "a descendant segment takes every member"
+    );
+    let names = names(spec_query(&JsonPath::parse("$.a").expect("valid")));
+    assert!(
+      names.may_select(1, Some(b"\\u0061"), true),
+      "an escaped key may spell the name"
+    );
   }
 }

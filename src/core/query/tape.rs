@@ -16,6 +16,7 @@
 //! full read prints it. Only the budget counts such a member once more.)
 
 use super::index::LongArray;
+use super::reach::Names;
 use super::walk::Kind;
 use super::MAX_QUERY_DEPTH;
 use crate::core::json::words::may_stop_string;
@@ -83,8 +84,20 @@ impl<'t> Tape<'t> {
   /// [`Tape::build`], with entries only for values at most `reach` levels deep (the root is level 0; `None`: all
   /// of them). Deeper values are checked the same way and counted in [`Tape::nodes`], but a container at level
   /// `reach` lists no children: only a query that looks no deeper (see [`super::reach`]) may run on it.
+  #[cfg(test)]
   pub(crate) fn build_reaching(text: &'t str, reach: Option<usize>) -> Option<Tape<'t>> {
-    Self::build_with(text, reach, false)
+    Self::build_naming(text, reach, &Names::EVERY)
+  }
+
+  /// [`Tape::build_reaching`], recording at each level only the values the query can select there (`names`, see
+  /// [`Names`]): the others are checked and counted the same way, but get no entry, nor do their children. Only a
+  /// query whose [`super::reach::names`] these are may run on it.
+  pub(crate) fn build_naming(
+    text: &'t str,
+    reach: Option<usize>,
+    names: &Names,
+  ) -> Option<Tape<'t>> {
+    Self::build_with(text, reach, names, false)
   }
 
   /// [`Tape::build_reaching`] for a text known to be one JSON value as serde_json reads it, with no lone
@@ -95,18 +108,36 @@ impl<'t> Tape<'t> {
   ///
   /// `arrays`: the long arrays the answer's path index records; the items of the longest one the query reads
   /// through may be read on two threads ([`split`]), giving the same tape.
+  #[cfg(test)]
   pub(crate) fn build_clean(
     text: &'t str,
     reach: Option<usize>,
     arrays: &[LongArray],
   ) -> Option<Tape<'t>> {
-    split::build_split(text, reach, arrays).or_else(|| Self::build_with(text, reach, true))
+    Self::build_clean_naming(text, reach, &Names::EVERY, arrays)
   }
 
-  fn build_with(text: &'t str, reach: Option<usize>, clean: bool) -> Option<Tape<'t>> {
+  /// [`Tape::build_clean`], recording only what `names` lets the query select ([`Tape::build_naming`]); a value
+  /// with no entry is passed over like one below the reach.
+  pub(crate) fn build_clean_naming(
+    text: &'t str,
+    reach: Option<usize>,
+    names: &Names,
+    arrays: &[LongArray],
+  ) -> Option<Tape<'t>> {
+    split::build_split(text, reach, names, arrays)
+      .or_else(|| Self::build_with(text, reach, names, true))
+  }
+
+  fn build_with(
+    text: &'t str,
+    reach: Option<usize>,
+    names: &Names,
+    clean: bool,
+  ) -> Option<Tape<'t>> {
     u32::try_from(text.len()).ok()?;
     let reach = reach.unwrap_or(usize::MAX);
-    let mut builder = Builder::new(text.as_bytes(), reach, clean, text.len());
+    let mut builder = Builder::new(text.as_bytes(), reach, names, clean, text.len());
     builder.document()?;
     Some(builder.into_tape(text))
   }
@@ -200,6 +231,8 @@ struct Builder<'b> {
   key: Option<(u32, u32, bool)>,
   /// The deepest level recorded.
   reach: usize,
+  /// What the query can select at each level: only that is recorded.
+  names: &'b Names,
   /// Values read, recorded or not.
   nodes: u64,
   /// The text is certified JSON: unreached subtrees are passed over (see [`Tape::build_clean`]).
@@ -227,7 +260,7 @@ const UNRECORDED: u32 = u32::MAX;
 
 impl<'b> Builder<'b> {
   /// At the start of `bytes`, for a read of about `span` bytes.
-  fn new(bytes: &'b [u8], reach: usize, clean: bool, span: usize) -> Builder<'b> {
+  fn new(bytes: &'b [u8], reach: usize, names: &'b Names, clean: bool, span: usize) -> Builder<'b> {
     Builder {
       bytes,
       at: 0,
@@ -237,6 +270,7 @@ impl<'b> Builder<'b> {
       open: Vec::new(),
       key: None,
       reach,
+      names,
       nodes: 0,
       clean,
       floor: 0,
@@ -275,6 +309,7 @@ impl<'b> Builder<'b> {
 
   /// Closes containers and reads separators after a value: `true` once the document (or the fragment) is read,
   /// `false` when another value is due.
+  #[inline(always)]
   fn after_value(&mut self) -> Option<bool> {
     loop {
       if self.open.len() == self.floor {
@@ -304,6 +339,7 @@ impl<'b> Builder<'b> {
   }
 
   /// `"key" :` inside an object.
+  #[inline(always)]
   fn member_key(&mut self) -> Option<()> {
     self.blank();
     if self.peek()? != b'"' {
@@ -321,17 +357,24 @@ impl<'b> Builder<'b> {
   }
 
   /// Counts a value and records it when it is within the reach; its entry, or [`UNRECORDED`].
+  #[inline(always)]
   fn push(&mut self, kind: Kind, start: usize, escaped: bool) -> u32 {
     self.nodes += 1;
     let (key_start, key_len, key_escaped) = self.key.take().unwrap_or((0, 0, false));
-    let recorded = self.open.len() <= self.reach;
+    let level = self.open.len();
+    let mut recorded = level <= self.reach;
     if let Some(parent) = self.open.last_mut() {
       if parent.entry == UNRECORDED {
         return UNRECORDED;
       }
       self.entries[parent.entry as usize].count += 1;
+      let key = &self.bytes[key_start as usize..(key_start + key_len) as usize];
+      recorded = recorded
+        && self
+          .names
+          .may_select(level, parent.object.then_some(key), key_escaped);
       if parent.object && recorded {
-        let bit = key_bit(&self.bytes[key_start as usize..(key_start + key_len) as usize]);
+        let bit = key_bit(key);
         parent.maybe_repeated |= key_escaped || parent.keys & bit != 0;
         parent.keys |= bit;
       }
@@ -374,7 +417,7 @@ impl<'b> Builder<'b> {
         if self.open.len() > MAX_QUERY_DEPTH {
           return None;
         }
-        if self.clean && self.open.len() > self.reach {
+        if self.clean && (self.open.len() > self.reach || entry == UNRECORDED) {
           return self.pass_children(entry);
         }
         self.blank();
@@ -444,6 +487,7 @@ impl<'b> Builder<'b> {
 
   /// Past a string literal (at its opening quote): where its content starts, and whether it holds escapes. A
   /// lone surrogate escape gives `None` (serde_json refuses it; the full read repairs it).
+  #[inline(always)]
   fn string(&mut self) -> Option<(usize, bool)> {
     let start = self.at + 1;
     let mut i = start;

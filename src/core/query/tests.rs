@@ -669,6 +669,39 @@ fn evaluate(doc: &Value, path: &str) -> (CoreResult<usize>, eval::Budget) {
   (outcome, evaluation.budget)
 }
 
+/// A descendant segment that selects by name only (looking into objects alone) selects what `serde_json_path`
+/// selects, in its order, and spends what the same segment with a selector that names nothing more spends.
+#[test]
+fn descendants_by_name_cost_what_any_descendant_segment_costs() {
+  let doc =
+    json!({"a": {"a": 1, "b": [{"a": 2}, "a"]}, "c": [{"a": [3], "d": {"a": null}}], "e": "a"});
+  for (by_name, generic) in [
+    ("$..a", "$..['a',-1000000]"),
+    ("$..['a','d']", "$..['a','d',-1000000]"),
+  ] {
+    let (named, named_budget) = evaluate(&doc, by_name);
+    let (general, general_budget) = evaluate(&doc, generic);
+    assert_eq!(named.ok(), general.ok(), "{by_name}");
+    assert_eq!(named_budget.spent, general_budget.spent, "{by_name}");
+    let query = serde_json_path::JsonPath::parse(by_name).expect("valid");
+    let Ok((_, ParsedPath::Query { query: ours, .. })) = parse_path(by_name) else {
+      panic!("a query");
+    };
+    let mut evaluation = Evaluation::new(&doc, Budget::for_nodes(eval::count_nodes(&doc)));
+    let selected = evaluation.select(spec_query(&ours)).expect("runs");
+    assert_eq!(selected, query.query(&doc).all(), "{by_name}");
+  }
+  // A budget too small for the walk is spent all the same.
+  let Ok((_, ParsedPath::Query { query, .. })) = parse_path("$..a") else {
+    panic!("a query");
+  };
+  let mut small = Budget::for_nodes(0);
+  small.limit = 5;
+  assert!(Evaluation::new(&doc, small)
+    .select(spec_query(&query))
+    .is_err());
+}
+
 #[test]
 fn hostile_queries_are_refused_or_bounded() {
   // Issue 11, item 2: each of these held a CPU for 8–28 s on a 1 MB answer.

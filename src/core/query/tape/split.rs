@@ -10,7 +10,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::{Builder, Entry, Open, Tape, UNRECORDED};
+use super::{Builder, Entry, Names, Open, Tape, UNRECORDED};
 use crate::core::query::index::LongArray;
 use crate::core::query::walk::Kind;
 
@@ -84,15 +84,16 @@ fn cuts_at(text: &[u8], array: &LongArray, items: &[u64]) -> Option<Cuts> {
 pub(super) fn build_split<'t>(
   text: &'t str,
   reach: Option<usize>,
+  names: &Names,
   arrays: &[LongArray],
 ) -> Option<Tape<'t>> {
   let reach = reach.unwrap_or(usize::MAX);
   let cuts = choose_cuts(text.as_bytes(), reach, arrays, MIN_SPLIT_BYTES)?;
-  build_cut(text, reach, &cuts)
+  build_cut(text, reach, names, &cuts)
 }
 
 /// The tape of `text` (certified), recording `reach` levels, read in pieces between `cuts` on two threads.
-fn build_cut<'t>(text: &'t str, reach: usize, cuts: &Cuts) -> Option<Tape<'t>> {
+fn build_cut<'t>(text: &'t str, reach: usize, names: &Names, cuts: &Cuts) -> Option<Tape<'t>> {
   u32::try_from(text.len()).ok()?;
   let bytes = text.as_bytes();
   let pieces = cuts.at.len();
@@ -105,10 +106,10 @@ fn build_cut<'t>(text: &'t str, reach: usize, cuts: &Cuts) -> Option<Tape<'t>> {
       if piece > pieces {
         return read;
       }
-      read.push((piece, read_piece(bytes, reach, cuts, piece)));
+      read.push((piece, read_piece(bytes, reach, names, cuts, piece)));
     }
   };
-  let mut first = Builder::new(&bytes[..cuts.at[0].0], reach, true, bytes.len());
+  let mut first = Builder::new(&bytes[..cuts.at[0].0], reach, names, true, bytes.len());
   first.cut = Some(cuts.array);
   let (first_read, mut read) = std::thread::scope(|scope| {
     let helper = std::thread::Builder::new().spawn_scoped(scope, claim);
@@ -133,13 +134,19 @@ fn build_cut<'t>(text: &'t str, reach: usize, cuts: &Cuts) -> Option<Tape<'t>> {
 /// The reader of piece `piece` (from 1): the cut array's items from that cut to the next (or to its closing
 /// bracket, for the last), the array open as entry 0 at its level (the levels above it stand open, unrecorded, so
 /// that depths count as in one pass).
-fn read_piece<'b>(bytes: &'b [u8], reach: usize, cuts: &Cuts, piece: usize) -> Option<Builder<'b>> {
+fn read_piece<'b>(
+  bytes: &'b [u8],
+  reach: usize,
+  names: &'b Names,
+  cuts: &Cuts,
+  piece: usize,
+) -> Option<Builder<'b>> {
   let from = cuts.at[piece - 1].1;
   let (to, cut) = match cuts.at.get(piece) {
     Some(&(comma, _)) => (comma, Some(cuts.array)),
     None => (bytes.len(), None),
   };
-  let mut builder = Builder::new(&bytes[..to], reach, true, to - from);
+  let mut builder = Builder::new(&bytes[..to], reach, names, true, to - from);
   builder.at = from;
   builder.floor = cuts.depth;
   builder.cut = cut;

@@ -239,3 +239,48 @@ pub(super) mod generated {
     }
   }
 }
+
+/// A tape that records only the members a query can select by name: the certified pass writes the checking pass's
+/// tape, with fewer entries than the full tape, the same count of values and the same selection.
+#[test]
+fn a_named_tape_selects_what_the_full_tape_selects() {
+  use crate::core::query::eval::{Budget, Evaluation};
+  use crate::core::query::reach::{names, reach};
+  use crate::jsonpath_spec::spec_query;
+  let text = r#"{"orders":[{"id":1,"status":"open","amount":700,"customer":{"name":"a","tags":[1]},"tags":["x"]},
+    {"id":2,"status":"shut","amount":900,"sku":"s","customer":{},"tags":[]},
+    {"id":3,"status":"open","amount":100},[{"status":"open"}],"status"],"status":"open"}"#;
+  for path in [
+    "$.orders[?@.status=='open' && @.amount > 500]",
+    "$.orders[*].sku",
+    "$.orders[?@.customer.name]",
+    "$.status",
+    "$.orders[0].customer.tags[0]",
+  ] {
+    let query = serde_json_path::JsonPath::parse(path).expect("valid");
+    let spec = spec_query(&query);
+    let (reach, names) = (reach(spec), names(spec));
+    let full = Tape::build_reaching(text, reach).expect("a tape");
+    let named = Tape::build_naming(text, reach, &names).expect("a tape");
+    let clean = Tape::build_clean_naming(text, reach, &names, &[]).expect("a tape");
+    assert_eq!(named.entries, clean.entries, "{path}");
+    assert_eq!(named.nodes(), full.nodes(), "{path}");
+    assert!(named.entries.len() < full.entries.len(), "{path}");
+    let select = |tape: &Tape| -> Vec<String> {
+      let budget = Budget::for_nodes(tape.nodes());
+      let matches = Evaluation::new(tape.root(), budget)
+        .select(spec)
+        .expect("runs");
+      matches
+        .into_iter()
+        .map(|node| node.text().to_owned())
+        .collect()
+    };
+    assert_eq!(select(&named), select(&full), "{path}");
+  }
+  // A key with an escape may spell a selected name: it is recorded, so the repeat still goes to the full read.
+  let repeated = r#"{"a":[{"status":1,"st\u0061tus":2}]}"#;
+  let query = serde_json_path::JsonPath::parse("$.a[?@.status]").expect("valid");
+  let names = names(spec_query(&query));
+  assert!(Tape::build_naming(repeated, Some(3), &names).is_none());
+}

@@ -32,6 +32,9 @@ fn profile_multi() {
     }
     return;
   }
+  if let Ok(loops) = std::env::var("PROFILE_RUN_LOOPS") {
+    return profile_tape_and_eval(orders_text(), loops.parse().unwrap_or(100));
+  }
   if std::env::var("PROFILE_STORED").is_ok() {
     return profile_stored(orders_text());
   }
@@ -97,6 +100,51 @@ fn profile_stored(mut text: String) {
       );
     }
   });
+}
+
+/// The tape (certified, as a first query builds it) and the evaluation of `PROFILE_QUERY` on the first
+/// `PROFILE_MB` MiB of the orders, `loops` times: the fastest run, with the tape recording what the query can select
+/// ([`reach::names`]) and, for comparison, every member within the reach.
+fn profile_tape_and_eval(mut text: String, loops: usize) {
+  use crate::core::query::index::{build_index, certified_arrays, IndexSettings};
+  let mb: usize = std::env::var("PROFILE_MB")
+    .ok()
+    .and_then(|m| m.parse().ok())
+    .unwrap_or(1);
+  let cut = text[..(mb << 20).min(text.len())]
+    .rfind(",{\"id\"")
+    .unwrap_or(text.len() - 2);
+  text.truncate(cut);
+  text.push_str("]}");
+  let arrays = build_index(&text, IndexSettings::DEFAULT)
+    .and_then(|index| certified_arrays(&index, text.len()))
+    .expect("a certified index");
+  let path = std::env::var("PROFILE_QUERY")
+    .unwrap_or_else(|_| "$.orders[?@.status=='open' && @.amount > 500]".into());
+  let args = QueryArgs::new("h", &path).expect("a valid path");
+  let ParsedPath::Query { query, .. } = args.path.parsed() else {
+    panic!("a JSONPath query")
+  };
+  let spec = spec_query(query);
+  let reach = reach::reach(spec);
+  for (label, names) in [
+    ("every member", reach::Names::EVERY),
+    ("named members", reach::names(spec)),
+  ] {
+    let (mut tape_best, mut total_best) = (f64::MAX, f64::MAX);
+    for _ in 0..loops {
+      let started = std::time::Instant::now();
+      let tape = Tape::build_clean_naming(&text, reach, &names, &arrays).expect("a tape");
+      let built = started.elapsed().as_secs_f64() * 1e3;
+      std::hint::black_box(select_on_tape(&tape, query).map(|m| m.len()).ok());
+      tape_best = tape_best.min(built);
+      total_best = total_best.min(started.elapsed().as_secs_f64() * 1e3);
+    }
+    eprintln!(
+      "{} bytes, {path}, {label:<14}: tape {tape_best:.3} ms, tape + eval {total_best:.3} ms",
+      text.len()
+    );
+  }
 }
 
 /// Minor page faults of this process so far (every thread; `/proc/self/stat` field 10): pages touched for the

@@ -19,7 +19,7 @@ fn arrays_of(text: &str) -> Vec<LongArray> {
 
 fn one_pass(text: &str, reach: usize) -> Option<(Vec<Entry>, u64)> {
   let reach = (reach != usize::MAX).then_some(reach);
-  Tape::build_with(text, reach, true).map(|tape| (tape.entries, tape.nodes))
+  Tape::build_with(text, reach, &Names::EVERY, true).map(|tape| (tape.entries, tape.nodes))
 }
 
 /// Cut at each known item of each array the reach reads through, then at all of them at once: the same tape as
@@ -39,7 +39,8 @@ fn assert_every_cut_reads_as_one_pass(text: &str) -> usize {
           continue;
         }
         tried += 1;
-        let split = build_cut(text, reach, &cuts).map(|tape| (tape.entries, tape.nodes));
+        let split =
+          build_cut(text, reach, &Names::EVERY, &cuts).map(|tape| (tape.entries, tape.nodes));
         assert_eq!(
           split,
           one_pass(text, reach),
@@ -91,7 +92,7 @@ fn a_cut_off_an_item_boundary_reads_on_one_thread() {
     array: start as usize + 1,
     at: vec![(comma, item)],
   };
-  assert!(build_cut(text, 3, &mistaken).is_none());
+  assert!(build_cut(text, 3, &Names::EVERY, &mistaken).is_none());
 }
 
 #[test]
@@ -105,8 +106,13 @@ fn a_long_array_is_cut_and_the_tape_is_the_same() {
   for reach in [2, 3, usize::MAX] {
     let cuts = choose_cuts(text.as_bytes(), reach, &arrays, MIN_SPLIT_BYTES).expect("cuts");
     assert!(cuts.at.len() > 2, "{cuts:?}");
-    let split = build_split(&text, (reach != usize::MAX).then_some(reach), &arrays)
-      .map(|tape| (tape.entries, tape.nodes));
+    let split = build_split(
+      &text,
+      (reach != usize::MAX).then_some(reach),
+      &Names::EVERY,
+      &arrays,
+    )
+    .map(|tape| (tape.entries, tape.nodes));
     assert_eq!(split, one_pass(&text, reach), "reach {reach}");
   }
   // Its items are not recorded at reach 1: nothing is cut.
