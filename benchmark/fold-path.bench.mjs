@@ -343,7 +343,7 @@ async function main() {
   // Warm every contender's code (the SDK's, this package's, the lean fold's) before the first timed case, so the
   // first row does not time the JIT.
   payload = structuredResult(ordersAnswer(4096, makeOrder));
-  await perCall([none, native, lean], 50, 6);
+  await perCall([none, native, lean], 50, 20);
   console.log('Under the threshold: time per call (ratio to the server without the plugin)\n');
   console.log(row(['case', 'no plugin', 'this package', 'lean plain JS']));
   console.log(row(['---', '---', '---', '---']));
@@ -358,7 +358,7 @@ async function main() {
       ['text only', textResult(answer)],
     ]) {
       payload = result;
-      const [a, b, c] = await perCall([none, native, lean], 25, 40);
+      const [a, b, c] = await perCall([none, native, lean], 25, 200);
       console.log(
         row([`${label}, ${shape}`, us(a), `${us(b)} (${(b / a).toFixed(2)}×)`, `${us(c)} (${(c / a).toFixed(2)}×)`]),
       );
