@@ -2,6 +2,7 @@
 //! entries are never returned and are swept on every operation (an expiry index keeps that O(expired · log n)).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::{Deref, DerefMut};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -25,6 +26,8 @@ struct State {
   expiry: BTreeSet<(Instant, u64)>,
   bytes: u64,
   next_seq: u64,
+  /// Answers let go (replaced, expired, evicted, deleted), freed once the lock is released (see [`release`]).
+  released: Vec<Vec<u8>>,
 }
 
 impl State {
@@ -34,6 +37,7 @@ impl State {
         self.order.remove(&entry.seq);
         self.expiry.remove(&(entry.expires_at, entry.seq));
         self.bytes -= (key.len() + entry.value.len()) as u64;
+        self.released.push(entry.value);
         true
       }
       None => false,
@@ -61,6 +65,58 @@ impl State {
   }
 }
 
+/// The store's state while its lock is held; answers it let go are freed after the lock is released.
+struct Locked<'a>(Option<MutexGuard<'a, State>>);
+
+impl Deref for Locked<'_> {
+  type Target = State;
+
+  fn deref(&self) -> &State {
+    self
+      .0
+      .as_deref()
+      .unwrap_or_else(|| unreachable!("held until dropped"))
+  }
+}
+
+impl DerefMut for Locked<'_> {
+  fn deref_mut(&mut self) -> &mut State {
+    self
+      .0
+      .as_deref_mut()
+      .unwrap_or_else(|| unreachable!("held until dropped"))
+  }
+}
+
+impl Drop for Locked<'_> {
+  fn drop(&mut self) {
+    let released = self
+      .0
+      .as_mut()
+      .map(|state| std::mem::take(&mut state.released));
+    drop(self.0.take());
+    release(released.unwrap_or_default());
+  }
+}
+
+/// Answers at least this large are freed on tokio's blocking pool.
+const FREE_ELSEWHERE_BYTES: usize = 1 << 20;
+
+/// Frees answers the store let go. A read or write may run in a first poll on the JS thread (the binding's
+/// `FirstPoll::Here`), and freeing a large answer unmaps its pages (about a millisecond for 50 MB): where a runtime
+/// is at hand, a large one is freed on its blocking pool.
+fn release(values: Vec<Vec<u8>>) {
+  if values
+    .iter()
+    .all(|value| value.len() < FREE_ELSEWHERE_BYTES)
+  {
+    return;
+  }
+  if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+    drop(runtime.spawn_blocking(move || drop(values)));
+  }
+}
+
 /// The in-process backend.
 pub struct MemoryBackend {
   config: MemoryConfig,
@@ -75,12 +131,13 @@ impl MemoryBackend {
     }
   }
 
-  fn state(&self) -> MutexGuard<'_, State> {
+  fn state(&self) -> Locked<'_> {
     // A panic while holding the lock leaves the maps consistent (every mutation completes or none starts).
-    self
+    let guard = self
       .state
       .lock()
-      .unwrap_or_else(|poisoned| poisoned.into_inner())
+      .unwrap_or_else(|poisoned| poisoned.into_inner());
+    Locked(Some(guard))
   }
 
   /// Every live entry as stored (key, value): for tests that inspect what the store holds.
@@ -113,7 +170,7 @@ impl MemoryBackend {
     state.bytes
   }
 
-  fn open_state(&self) -> CoreResult<MutexGuard<'_, State>> {
+  fn open_state(&self) -> CoreResult<Locked<'_>> {
     let state = self.state();
     if state.closed {
       return Err(closed_error());
@@ -279,6 +336,21 @@ mod tests {
     memory.set("k5".into(), vec![5], 60).await.unwrap();
     assert_eq!(memory.get("k3".into()).await.unwrap(), None);
     assert_eq!(memory.get("k2".into()).await.unwrap(), Some(vec![9]));
+  }
+
+  #[tokio::test]
+  async fn answers_let_go_are_freed_once_the_lock_is_released() {
+    let memory = store(1, None);
+    memory
+      .set("big".into(), vec![7; 2 << 20], 60)
+      .await
+      .unwrap();
+    memory.set("small".into(), vec![1; 10], 60).await.unwrap(); // evicts the big one
+    memory.set("small".into(), vec![2; 10], 60).await.unwrap(); // replaces the small one
+    assert!(memory.state().released.is_empty());
+    assert_eq!(memory.get("big".into()).await.unwrap(), None);
+    assert_eq!(memory.get("small".into()).await.unwrap(), Some(vec![2; 10]));
+    assert_eq!(memory.bytes(), ("small".len() + 10) as u64);
   }
 
   #[tokio::test]
