@@ -374,6 +374,11 @@ mod tests {
     assert!(units_certainly_under(&units, false, size));
     assert!(!units_certainly_under(&units, false, size - 1));
     assert!(!units_certainly_under(&units, false, text.len()));
+    // A lone surrogate's escape is JSON as JS reads it; serde_json's validator lets it through too.
+    let escaped = r#"{"a":"\ud800"}"#;
+    let units: Vec<u16> = escaped.encode_utf16().collect();
+    assert_eq!(exact(escaped), escaped.len());
+    assert!(units_certainly_under(&units, false, escaped.len()));
   }
 
   #[test]
