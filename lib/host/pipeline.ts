@@ -152,17 +152,14 @@ type TextScan = (text: string, repeatsStructured: boolean) => boolean;
 
 /**
  * Whether the answer is certainly no larger than `threshold` bytes, judged from its one text alone, without a
- * fold: the engine's one pass over the text (`scan`, once the engine is open) decides, but for a text so short that
- * it fits at 6 bytes per UTF-16 unit and 2 quotes. No answer measures more: a text alone is measured quoted at most
- * (`\u0001` is six bytes), and a text that repeats structuredContent as its canonical form (a lone surrogate is six
- * bytes, and a number with an exponent grows at most 5.25 bytes a unit, `1e20`). Anything unsure goes the exact way.
+ * fold: the engine's one pass over the text (`scan`, once the engine is open) decides, but for a text of at most
+ * `alwaysUnder` units, which the engine says fits whatever it holds (`textUnitsAlwaysUnder`). Anything unsure goes
+ * the exact way.
  */
-function certainlyUnder(split: SplitAnswer, threshold: number, scan: TextScan): boolean {
+function certainlyUnder(split: SplitAnswer, threshold: number, alwaysUnder: number, scan: TextScan): boolean {
   const text = split.text;
   if (text === undefined || text.length > threshold) return false;
-  const repeatsStructured = split.structured !== undefined;
-  if (text.length * 6 + 2 <= threshold) return true;
-  return scan(text, repeatsStructured);
+  return text.length <= alwaysUnder || scan(text, split.structured !== undefined);
 }
 
 /** Whether a well-formed string is at most `threshold` bytes in UTF-8 (at most 3 bytes per UTF-16 unit). */
@@ -188,6 +185,8 @@ export class HostPipeline {
   private readonly ownerless = new Map<string, number>();
   private readonly warnings: Warnings;
   private readonly counters = new Stats();
+  /** Texts this long or shorter are under the threshold whatever they hold (the engine's rule). */
+  private readonly alwaysUnderUnits: number;
 
   constructor(
     private readonly openEngine: () => Promise<EngineLike>,
@@ -195,6 +194,8 @@ export class HostPipeline {
     logger: { warn(message: string): void },
   ) {
     this.warnings = new Warnings(logger);
+    const threshold = settings.thresholdBytes;
+    this.alwaysUnderUnits = threshold === undefined ? -1 : native.textUnitsAlwaysUnder(threshold);
   }
 
   /** The engine, opened on first use; a failed open is retried by the next call. */
@@ -242,7 +243,7 @@ export class HostPipeline {
     const threshold = this.settings.thresholdBytes;
     if (threshold === undefined || !isObject(result)) return false;
     const split = splitAnswer(result);
-    if (!split || !certainlyUnder(split, threshold, this.textScan)) return false;
+    if (!split || !certainlyUnder(split, threshold, this.alwaysUnderUnits, this.textScan)) return false;
     this.counters.passedOne('under-threshold');
     return true;
   }

@@ -7,7 +7,7 @@ use napi_derive::napi;
 
 use super::error::run_sync;
 use super::text::LazyJsText;
-use crate::core::fold::units_certainly_under;
+use crate::core::fold::{units_always_under, units_certainly_under};
 
 /// Units a thread keeps room for between checks: a default threshold's texts, without holding on to a huge one.
 const KEPT_UNITS: usize = 64 * 1024;
@@ -55,4 +55,11 @@ fn certainly_under(units: &[u16], repeats_structured: bool, threshold: usize) ->
     };
   }
   units_certainly_under(units, repeats_structured, threshold)
+}
+
+/// The longest text answer, in UTF-16 units, certainly no larger than `thresholdBytes` whatever it holds: a host
+/// passes such a text with no call (see `core::fold::units_always_under`).
+#[napi]
+pub fn text_units_always_under(threshold_bytes: u32) -> u32 {
+  units_always_under(threshold_bytes as usize) as u32
 }

@@ -47,7 +47,7 @@ const TEST_HOOKS_ENV: &str = "RESULT_HANDLES_TEST_HOOKS";
 /// rejects with INVALID_INPUT saying the test hooks are off, and never panics.
 #[napi(ts_return_type = "Promise<never>")]
 pub fn reject_with_code<'env>(env: &'env Env, code: String) -> napi::Result<PromiseRaw<'env, ()>> {
-  let hooks_on = std::env::var_os(TEST_HOOKS_ENV).is_some_and(|value| value == "1");
+  let hooks_on = hooks_on();
   error::run_blocking(env, move || test_hook(hooks_on, &code), |_, ()| Ok(()))
 }
 
@@ -58,7 +58,7 @@ pub fn reject_with_code_async<'env>(
   env: &'env Env,
   code: String,
 ) -> napi::Result<PromiseRaw<'env, ()>> {
-  let hooks_on = std::env::var_os(TEST_HOOKS_ENV).is_some_and(|value| value == "1");
+  let hooks_on = hooks_on();
   let work = async move {
     tokio::task::yield_now().await;
     test_hook(hooks_on, &code)
@@ -73,13 +73,18 @@ pub fn reject_with_code_now<'env>(
   env: &'env Env,
   code: String,
 ) -> napi::Result<PromiseRaw<'env, ()>> {
-  let hooks_on = std::env::var_os(TEST_HOOKS_ENV).is_some_and(|value| value == "1");
+  let hooks_on = hooks_on();
   error::run_async(
     env,
     error::FirstPoll::Here,
     async move { test_hook(hooks_on, &code) },
     |_, ()| Ok(()),
   )
+}
+
+/// Whether the test hooks are on: checked when a hook is called, so a test can switch them off and on.
+fn hooks_on() -> bool {
+  std::env::var_os(TEST_HOOKS_ENV).is_some_and(|value| value == "1")
 }
 
 /// What the test hook does: with hooks off, only "test hooks are off". Tested from JS (`__test__/binding.spec.ts`):

@@ -204,19 +204,6 @@ unsafe fn keep_lone_surrogates(
   })
 }
 
-/// [`read_js_text`] for a string the caller knows holds no character above U+00FF: copied as Latin-1 bytes, which V8
-/// does at memory speed (its UTF-8 writer looks at every character), and made UTF-8 off the JS thread
-/// ([`latin1_to_utf8`]). Such a string holds no surrogate.
-unsafe fn read_latin1_text(
-  env: sys::napi_env,
-  value: sys::napi_value,
-  bytes: Vec<u8>,
-  room: Room,
-) -> Result<JsText> {
-  let bytes = unsafe { copy_string(env, value, bytes, room, Encoding::Latin1) }?;
-  Ok(JsText::Latin1(bytes))
-}
-
 /// A JS string parameter read in the call's body rather than before it, so that the copy can go into a buffer
 /// the call is given ([`LazyJsText::read`]). Only valid during the native call that received it (not `Send`).
 pub struct LazyJsText {
@@ -249,7 +236,10 @@ impl LazyJsText {
   /// Only during the napi call this parameter belongs to.
   unsafe fn read_into(self, buffer: Vec<u8>, room: Room, latin1: bool) -> Result<JsText> {
     if latin1 {
-      unsafe { read_latin1_text(self.env, self.value, buffer, room) }
+      // Copied as Latin-1 bytes, which V8 does at memory speed (its UTF-8 writer looks at every character), and made
+      // UTF-8 off the JS thread ([`latin1_to_utf8`]). Such a string holds no surrogate.
+      let bytes = unsafe { copy_string(self.env, self.value, buffer, room, Encoding::Latin1) }?;
+      Ok(JsText::Latin1(bytes))
     } else {
       unsafe { read_js_text(self.env, self.value, buffer, room) }
     }

@@ -165,6 +165,12 @@ pub fn units_certainly_under(
   measure::units_certainly_under(units, repeats_structured, threshold_bytes)
 }
 
+/// The longest text, in UTF-16 units, certainly no larger than `threshold_bytes` whatever it holds (hosts pass it
+/// with no call).
+pub fn units_always_under(threshold_bytes: usize) -> usize {
+  measure::units_always_under(threshold_bytes)
+}
+
 /// [`units_certainly_under`], its pass over the units compiled for AVX2.
 ///
 /// # Safety

@@ -14,10 +14,7 @@ use crate::core::json::write::{has_lone_surrogate, push_canonical_number, quoted
 /// At least `Buffer.byteLength(JSON.stringify(answer))` for a text answer `text` (see
 /// [`super::AnswerSource::Text`]), and exactly that for a text that holds no JSON. Never less.
 pub(crate) fn text_size_bound(text: &str) -> usize {
-  let structured = text
-    .trim_start_matches([' ', '\t', '\n', '\r'])
-    .starts_with(['{', '[']);
-  if structured {
+  if looks_structured(text) {
     if let Some(bound) = json_size_bound(text) {
       return bound;
     }
@@ -80,6 +77,13 @@ pub(crate) fn units_certainly_under_avx2(units: &[u16], repeats: bool, threshold
   certainly_under(units, repeats, threshold)
 }
 
+/// The longest text, in UTF-16 units, that measures at most `threshold` bytes whatever it holds: no unit measures
+/// more than six bytes (a control character quoted, `\u0001`; a lone surrogate's escape; an exponent grows `1e20`
+/// by 5.25 bytes a unit), and a text measured quoted has two more. Hosts pass such a text with no call at all.
+pub(crate) fn units_always_under(threshold: usize) -> usize {
+  threshold.saturating_sub(2) / 6
+}
+
 /// The body of both builds: the pass inlined where it is compiled.
 #[inline(always)]
 fn certainly_under(units: &[u16], repeats_structured: bool, threshold: usize) -> bool {
@@ -121,10 +125,14 @@ fn certainly_under_by_facts(
 
 /// Whether `text` is one JSON object or array (blanks around it allowed), as serde_json validates it.
 fn holds_structured_json(text: &str) -> bool {
-  let structured = text
+  looks_structured(text) && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
+/// Whether `text` starts as an object or array would (only those are read as JSON in a text answer).
+fn looks_structured(text: &str) -> bool {
+  text
     .trim_start_matches([' ', '\t', '\n', '\r'])
-    .starts_with(['{', '[']);
-  structured && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    .starts_with(['{', '['])
 }
 
 /// What one pass over a text's UTF-16 units tells of its size.
@@ -397,6 +405,9 @@ mod tests {
       }
       let units: Vec<u16> = text.encode_utf16().collect();
       let size = exact(&text);
+      // The length hosts pass with no call holds whatever the text is.
+      assert!(size <= units.len() * 6 + 2, "{text:?}: {size} bytes");
+      assert_eq!(units_always_under(units.len() * 6 + 2), units.len());
       // structuredContent is an object: only a text holding one (or an array, as JS reads it) can repeat it.
       let holds_json =
         text.starts_with(['{', '[']) && super::super::canonical_json(&text).is_some();
