@@ -4,13 +4,15 @@
 //!   text comparison read through it);
 //! - [`decode`]: the one decoder of string escapes (`\n`, `\uXXXX`, surrogate pairs, lone surrogates) and the
 //!   UTF-16 counts JS uses for lengths;
-//! - [`write`]: the one writer of strings and numbers exactly as `JSON.stringify` prints them.
+//! - [`write`]: the one writer of strings and numbers exactly as `JSON.stringify` prints them;
+//! - [`verbatim`]: whether a text already reads as that writer prints it (a kept page then copies it).
 //!
 //! serde_json stays where a tree or a typed value is wanted (query results, options); it refuses lone surrogate
 //! escapes, which `JSON.stringify` writes, so whatever must take them reads through here.
 
 pub(crate) mod decode;
 pub(crate) mod scan;
+pub(crate) mod verbatim;
 pub(crate) mod words;
 pub(crate) mod write;
 

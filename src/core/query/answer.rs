@@ -7,6 +7,7 @@ use super::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
 use super::json::{escaped_len, write_str, write_value, MAX_SAFE_INTEGER};
 use super::walk::{unreadable, Kind};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
+use crate::core::json::verbatim::prints_as_written;
 
 /// The items of a list answer, wherever they live.
 pub(crate) enum Items<'a> {
@@ -46,29 +47,36 @@ impl Items<'_> {
     match self {
       Items::Values(items) => write_value(out, &items[at], fields),
       Items::Refs(items) => write_value(out, items[at], fields),
-      Items::Raws(items) => {
-        let item: Value = serde_json::from_str(items[at].get()).map_err(unreadable)?;
-        write_value(out, &item, fields);
-      }
+      Items::Raws(items) => write_text(out, items[at].get(), fields)?,
       Items::Texts { items, base, .. } => {
         let text = at
           .checked_sub(*base)
           .and_then(|i| items.get(i))
           .ok_or_else(|| CoreError::internal("A kept page of matches missed one of its window."))?;
-        let item: Value = serde_json::from_str(text).map_err(unreadable)?;
-        write_value(out, &item, fields);
+        write_text(out, text, fields)?;
       }
       Items::Window { items, base, .. } => {
         let raw = at
           .checked_sub(*base)
           .and_then(|i| items.get(i))
           .ok_or_else(|| CoreError::internal("An indexed read missed an item of its window."))?;
-        let item: Value = serde_json::from_str(raw.get()).map_err(unreadable)?;
-        write_value(out, &item, fields);
+        write_text(out, raw.get(), fields)?;
       }
     }
     Ok(())
   }
+}
+
+/// Writes one item read as JSON text: copied when it already reads as the writer prints it (and no `fields` are
+/// picked), else parsed and printed.
+fn write_text(out: &mut String, text: &str, fields: Option<&[String]>) -> CoreResult<()> {
+  if fields.is_none() && prints_as_written(text) {
+    out.push_str(text);
+    return Ok(());
+  }
+  let item: Value = serde_json::from_str(text).map_err(unreadable)?;
+  write_value(out, &item, fields);
+  Ok(())
 }
 
 /// What a path named, ready to answer.
