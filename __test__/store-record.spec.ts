@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper without types
-import { CHUNK, HEADER, TAG, deriveKeys as derive, jsOpen, jsSeal } from '../benchmark/js-record.mjs';
+import { CHUNK, CHUNK_BY_VERSION, HEADER, TAG, deriveKeys as derive, jsOpen, jsSeal } from '../benchmark/js-record.mjs';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js') as typeof import('../binding');
@@ -44,14 +44,17 @@ describe('sealed records, per docs/record-format.md', () => {
     }
   });
 
-  it('the engine opens what node:crypto seals', async () => {
+  it('the engine opens what node:crypto seals, in the version it writes and in version 1', async () => {
     for (const [session, subject] of owners) {
-      const handle = native.newHandle();
-      const plain = answer(2 * CHUNK + 5);
-      const record = jsSeal(plain, derive(handle, session, subject));
-      const opened = await native.openRecord(handle, record, session, subject);
-      expect(opened?.equals(plain)).toBe(true);
-      expect(native.openRecordSync(handle, record, session, subject)?.equals(plain)).toBe(true);
+      for (const version of [2, 1] as const) {
+        const handle = native.newHandle();
+        const plain = answer(2 * CHUNK_BY_VERSION[version] + 5);
+        const record = jsSeal(plain, derive(handle, session, subject), version);
+        expect(record[4]).toBe(version);
+        const opened = await native.openRecord(handle, record, session, subject);
+        expect(opened?.equals(plain)).toBe(true);
+        expect(native.openRecordSync(handle, record, session, subject)?.equals(plain)).toBe(true);
+      }
     }
   });
 
@@ -104,7 +107,7 @@ describe('sealed records, per docs/record-format.md', () => {
     ]);
     expect(open(swapped)).toBeNull();
     const future = Buffer.from(record);
-    future[4] = 2;
+    future[4] = 3;
     expect(open(future)).toBeNull();
     expect(() => jsOpen(future, derive(handle, 's', 'u'))).toThrow(/unknown version/);
     expect(open(record, native.newHandle(), 's', 'u')).toBeNull();

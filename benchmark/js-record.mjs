@@ -3,7 +3,10 @@
 // seal benchmark times it as the baseline. Keep it a literal transcription of the spec file.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
-export const CHUNK = 65_536;
+/** Plaintext bytes per chunk, by record version: the engine writes version 2 and still opens version 1. */
+export const CHUNK_BY_VERSION = { 1: 65_536, 2: 16_384 };
+export const VERSION = 2;
+export const CHUNK = CHUNK_BY_VERSION[VERSION];
 export const HEADER = 20;
 export const TAG = 16;
 
@@ -40,10 +43,11 @@ export function nonce(prefix, index, last) {
   return Buffer.concat([prefix, counter, Buffer.from([last ? 1 : 0])]);
 }
 
-/** Opens a version 1 record; throws on a foreign magic, another version, a bad length or a failed tag. */
+/** Opens a version 1 or 2 record; throws on a foreign magic, another version, a bad length or a failed tag. */
 export function jsOpen(record, keys) {
   if (record.subarray(0, 4).toString('latin1') !== 'RHSR') throw new Error('not a record');
-  if (record[4] !== 1) throw new Error(`unknown version ${record[4]}`);
+  const CHUNK = CHUNK_BY_VERSION[record[4]];
+  if (CHUNK === undefined) throw new Error(`unknown version ${record[4]}`);
   const header = record.subarray(0, HEADER);
   const prefix = record.subarray(5, 12);
   const length = Number(record.readBigUInt64BE(12));
@@ -64,12 +68,13 @@ export function jsOpen(record, keys) {
   return Buffer.concat(out);
 }
 
-/** Seals `plaintext` as a version 1 record under `keys`, with a fresh random nonce prefix. */
-export function jsSeal(plaintext, keys) {
+/** Seals `plaintext` as a record of `version` (2 unless told) under `keys`, with a fresh random nonce prefix. */
+export function jsSeal(plaintext, keys, version = VERSION) {
+  const CHUNK = CHUNK_BY_VERSION[version];
   const prefix = randomBytes(7);
   const length = Buffer.alloc(8);
   length.writeBigUInt64BE(BigInt(plaintext.length));
-  const header = Buffer.concat([Buffer.from('RHSR', 'latin1'), Buffer.from([1]), prefix, length]);
+  const header = Buffer.concat([Buffer.from('RHSR', 'latin1'), Buffer.from([version]), prefix, length]);
   const aad = Buffer.concat([header, keys.storageKey]);
   const chunks = Math.max(1, Math.ceil(plaintext.length / CHUNK));
   const parts = [header];

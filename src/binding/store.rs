@@ -207,7 +207,7 @@ impl NativeHandleStore {
     )
   }
 
-  /// Answer bytes `[start, end)` (clamped to the answer), reading and decrypting only the 64 KiB chunks that cover
+  /// Answer bytes `[start, end)` (clamped to the answer), reading and decrypting only the 16 KiB chunks that cover
   /// them; `null` as for `read`.
   #[napi(ts_return_type = "Promise<Buffer | null>")]
   pub fn read_range<'env>(

@@ -111,9 +111,10 @@ enum Room {
   All,
 }
 
-/// Room for `len` bytes and what sealing adds in place (a header and a tag per 64 KiB chunk).
+/// Room for `len` bytes and what sealing adds in place (a header and a tag per chunk), so that the record is
+/// written in the buffer the answer was copied into.
 pub fn sealable_capacity(len: usize) -> usize {
-  len + len / 2048 + 64
+  usize::try_from(crate::core::seal::sealed_len(len as u64)).unwrap_or(len)
 }
 
 /// The length of a JS string in UTF-16 units (no copy).

@@ -28,7 +28,6 @@
 
 use serde::de::IgnoredAny;
 
-use crate::core::seal::CHUNK_SIZE;
 use codec::{encode, put};
 use scan::Scan;
 
@@ -63,9 +62,9 @@ pub struct IndexSettings {
 }
 
 impl IndexSettings {
-  /// One sealed chunk, 8 KiB checkpoints, 4096 checkpoints per array, depth 4.
+  /// 64 KiB, 8 KiB checkpoints, 4096 checkpoints per array, depth 4.
   pub const DEFAULT: IndexSettings = IndexSettings {
-    min_span: CHUNK_SIZE,
+    min_span: 64 * 1024,
     stride: 8 * 1024,
     max_checkpoints: 4096,
     max_depth: 4,

@@ -24,6 +24,8 @@ pub struct RecordHeader {
   pub(super) bytes: [u8; HEADER_LEN],
   pub(super) nonce_prefix: [u8; NONCE_PREFIX_LEN],
   pub(super) plaintext_len: u64,
+  /// Plaintext bytes per chunk, which the version sets.
+  pub(super) chunk_size: u64,
 }
 
 impl RecordHeader {
@@ -36,22 +38,25 @@ impl RecordHeader {
     if bytes[..4] != MAGIC {
       return Err(OpenError::NotARecord);
     }
-    if bytes[4] != VERSION_1 {
-      return Err(OpenError::UnknownVersion(bytes[4]));
-    }
+    let chunk_size = match bytes[4] {
+      VERSION_2 => CHUNK_SIZE,
+      VERSION_1 => V1_CHUNK_SIZE,
+      unknown => return Err(OpenError::UnknownVersion(unknown)),
+    } as u64;
     let mut nonce_prefix = [0u8; NONCE_PREFIX_LEN];
     nonce_prefix.copy_from_slice(&bytes[5..5 + NONCE_PREFIX_LEN]);
     let mut len = [0u8; 8];
     len.copy_from_slice(&bytes[5 + NONCE_PREFIX_LEN..]);
     let plaintext_len = u64::from_be_bytes(len);
     // The chunk index is 32 bits: a longer claim cannot be a record of ours.
-    if chunk_count(plaintext_len) > u64::from(u32::MAX) + 1 {
+    if plaintext_len.div_ceil(chunk_size) > u64::from(u32::MAX) + 1 {
       return Err(OpenError::Malformed);
     }
     Ok(Self {
       bytes,
       nonce_prefix,
       plaintext_len,
+      chunk_size,
     })
   }
 
@@ -62,7 +67,7 @@ impl RecordHeader {
 
   /// Number of chunks in the record.
   pub fn chunk_count(&self) -> u64 {
-    chunk_count(self.plaintext_len)
+    self.plaintext_len.div_ceil(self.chunk_size).max(1)
   }
 
   /// The record's total length in bytes.
@@ -76,7 +81,7 @@ impl RecordHeader {
     let len = self.plaintext_len;
     let start = start.min(len);
     let end = end.clamp(start, len);
-    let chunk = CHUNK_SIZE as u64;
+    let chunk = self.chunk_size;
     let last_chunk = self.chunk_count() - 1;
     let first = (start / chunk).min(last_chunk);
     let last = if end > start {
@@ -102,8 +107,9 @@ impl RecordHeader {
   }
 }
 
-/// The record bytes [`RecordHeader::span_for`] names for plaintext `[start, end)` of a record whose plaintext runs
-/// past `end`: what to read together with the header, before its length is known. `None` for an empty range (it
+/// The record bytes [`RecordHeader::span_for`] names for plaintext `[start, end)` of a record of the version this
+/// engine writes whose plaintext runs past `end`: what to read together with the header, before its length (or
+/// version) is known. For any other record the guess is read again from the header's figures. `None` for an empty range (it
 /// needs the record's length to pick its chunk) or one too far out to address.
 pub fn span_before_header(start: u64, end: u64) -> Option<(u64, u64)> {
   if end <= start {
@@ -132,8 +138,9 @@ pub struct ChunkSpan {
   pub take: u64,
 }
 
-pub(super) fn chunk_count(plaintext_len: u64) -> u64 {
-  plaintext_len.div_ceil(CHUNK_SIZE as u64).max(1)
+/// Chunks of `chunk_size` bytes that hold `plaintext_len` bytes: at least one.
+pub(super) fn chunk_count(plaintext_len: u64, chunk_size: usize) -> u64 {
+  plaintext_len.div_ceil(chunk_size as u64).max(1)
 }
 
 pub(super) fn nonce(

@@ -285,7 +285,7 @@ fn round_trips_at_chunk_edges() {
     let record = seal(&k, &plain).unwrap();
     assert_eq!(record.len() as u64, sealed_len(len as u64));
     assert_eq!(&record[..4], b"RHSR");
-    assert_eq!(record[4], 1);
+    assert_eq!(record[4], VERSION_2);
     assert_eq!(open(&k, &record).unwrap(), plain, "len {len}");
     assert_eq!(
       open_in_place(&k, record).unwrap(),
@@ -293,9 +293,9 @@ fn round_trips_at_chunk_edges() {
       "in place, len {len}"
     );
   }
-  // Overhead: 20-byte header + 16 bytes per 64 KiB chunk.
+  // Overhead: 20-byte header + 16 bytes per 16 KiB chunk.
   assert_eq!(sealed_len(0), 36);
-  assert_eq!(sealed_len(1_000_000), 1_000_000 + 20 + 16 * 16);
+  assert_eq!(sealed_len(1_000_000), 1_000_000 + 20 + 16 * 62);
 }
 
 #[test]
@@ -420,7 +420,7 @@ fn a_record_moved_to_another_key_does_not_open() {
 fn unknown_versions_are_refused() {
   let k = keys("h", &owner(None, None));
   let record = seal(&k, b"x").unwrap();
-  for version in [0u8, 2, 0x7f, 0xff] {
+  for version in [0u8, 3, 0x7f, 0xff] {
     let mut future = record.clone();
     future[4] = version;
     assert_eq!(open(&k, &future), Err(OpenError::UnknownVersion(version)));
@@ -572,21 +572,62 @@ fn sealing_in_place_writes_the_same_record() {
 fn large_records_open_on_two_threads_and_every_chunk_is_checked() {
   let k = keys("h", &owner(Some("s"), None));
   // Past the parallel threshold, with a short last chunk; both halves round-trip.
-  let plain = sample(70 * CHUNK_SIZE + 123);
+  let plain = sample(270 * CHUNK_SIZE + 123);
   assert!(plain.len() >= super::PARALLEL_OPEN_BYTES);
   let record = seal(&k, &plain).unwrap();
   assert_eq!(open(&k, &record).unwrap(), plain);
   let stride = CHUNK_SIZE + TAG_LEN;
   // A flipped byte in any chunk, in either half, refuses the whole record; so do swapped chunks across halves.
-  for chunk in [0, 34, 35, 36, 70] {
+  for chunk in [0, 134, 135, 136, 270] {
     let mut bad = record.clone();
     bad[HEADER_LEN + chunk * stride + 7] ^= 1;
     assert_eq!(open(&k, &bad), Err(OpenError::Unauthentic), "chunk {chunk}");
   }
   let mut swapped = record.clone();
-  let (low, high) = (HEADER_LEN + 2 * stride, HEADER_LEN + 50 * stride);
+  let (low, high) = (HEADER_LEN + 2 * stride, HEADER_LEN + 200 * stride);
   let saved = swapped[low..low + stride].to_vec();
   swapped.copy_within(high..high + stride, low);
   swapped[high..high + stride].copy_from_slice(&saved);
   assert_eq!(open(&k, &swapped), Err(OpenError::Unauthentic));
+}
+
+#[test]
+fn version_1_records_still_open() {
+  let k = keys("h", &owner(Some("s"), None));
+  for len in [
+    0,
+    100,
+    V1_CHUNK_SIZE,
+    3 * V1_CHUNK_SIZE + 5,
+    // Opened on two threads.
+    PARALLEL_OPEN_BYTES + V1_CHUNK_SIZE + 7,
+  ] {
+    let plain = sample(len);
+    let record = seal_version_1(&k, &plain);
+    assert_eq!(record[4], VERSION_1);
+    let chunks = len.div_ceil(V1_CHUNK_SIZE).max(1);
+    assert_eq!(record.len(), HEADER_LEN + len + TAG_LEN * chunks);
+    assert_eq!(open(&k, &record).unwrap(), plain, "len {len}");
+    for (start, end) in [
+      (0, 10),
+      (V1_CHUNK_SIZE - 3, V1_CHUNK_SIZE + 3),
+      (len / 2, len),
+    ] {
+      let (from, to) = (start.min(len), end.clamp(start.min(len), len));
+      assert_eq!(
+        open_range(&k, &record, start as u64, end as u64).unwrap(),
+        &plain[from..to],
+        "len {len}, range {start}..{end}"
+      );
+    }
+    let mut bad = record.clone();
+    let last_tag_byte = bad.len() - 1;
+    bad[last_tag_byte] ^= 1;
+    assert_eq!(open(&k, &bad), Err(OpenError::Unauthentic));
+    assert_eq!(
+      open_in_place(&k, record).unwrap(),
+      plain,
+      "in place, len {len}"
+    );
+  }
 }
