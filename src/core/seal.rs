@@ -53,6 +53,16 @@ pub const VERSION_2: u8 = 2;
 pub const CHUNK_SIZE: usize = 16 * 1024;
 /// Plaintext bytes per chunk of a version 1 record.
 pub const V1_CHUNK_SIZE: usize = 64 * 1024;
+
+/// Plaintext bytes per chunk of a record of `version`; `None` for a version this engine does not know.
+pub fn chunk_size_of(version: u8) -> Option<usize> {
+  match version {
+    VERSION_2 => Some(CHUNK_SIZE),
+    VERSION_1 => Some(V1_CHUNK_SIZE),
+    _ => None,
+  }
+}
+
 /// Answers at least this large are decrypted on two threads (half the chunks each). Below it, starting a thread (and
 /// waiting for a core on a busy machine) cost more than it saved: at 1 MB, first queries measured slower.
 const PARALLEL_OPEN_BYTES: usize = 4 << 20;
@@ -107,21 +117,25 @@ fn too_large() -> CoreError {
     .with_remedy("Return a smaller answer.")
 }
 
-/// The header of a record sealing `plaintext_len` bytes, and its chunk count.
+/// The header of a record of `version` sealing `plaintext_len` bytes, its chunk count and its length.
 fn record_header(
   plaintext_len: usize,
   prefix: [u8; NONCE_PREFIX_LEN],
+  version: u8,
 ) -> CoreResult<([u8; HEADER_LEN], usize, usize)> {
+  let chunk_size =
+    chunk_size_of(version).ok_or_else(|| CoreError::internal("No such record version."))?;
   let plaintext_len = u64::try_from(plaintext_len).map_err(|_| too_large())?;
-  let chunks = chunk_count(plaintext_len, CHUNK_SIZE);
+  let chunks = chunk_count(plaintext_len, chunk_size);
   if chunks > u64::from(u32::MAX) + 1 {
     return Err(too_large());
   }
-  let total = usize::try_from(sealed_len(plaintext_len)).map_err(|_| too_large())?;
+  let total = HEADER_LEN as u64 + plaintext_len + TAG_LEN as u64 * chunks;
+  let total = usize::try_from(total).map_err(|_| too_large())?;
   let chunks = usize::try_from(chunks).map_err(|_| too_large())?;
   let mut header = [0u8; HEADER_LEN];
   header[..4].copy_from_slice(&MAGIC);
-  header[4] = VERSION_2;
+  header[4] = version;
   header[5..5 + NONCE_PREFIX_LEN].copy_from_slice(&prefix);
   header[5 + NONCE_PREFIX_LEN..].copy_from_slice(&plaintext_len.to_be_bytes());
   Ok((header, chunks, total))
@@ -133,13 +147,37 @@ pub fn seal_with_prefix(
   plaintext: &[u8],
   prefix: [u8; NONCE_PREFIX_LEN],
 ) -> CoreResult<Vec<u8>> {
-  let (header, _, total) = record_header(plaintext.len(), prefix)?;
+  seal_version(keys, plaintext, prefix, VERSION_2)
+}
+
+/// A version 1 record (64 KiB chunks), as the engine wrote it before version 2: for the tests that check such
+/// records still open.
+#[cfg(test)]
+pub(crate) fn seal_version_1(keys: &RecordKeys, plaintext: &[u8]) -> Vec<u8> {
+  seal_version(
+    keys,
+    plaintext,
+    fresh_prefix().expect("random bytes"),
+    VERSION_1,
+  )
+  .expect("sealed")
+}
+
+fn seal_version(
+  keys: &RecordKeys,
+  plaintext: &[u8],
+  prefix: [u8; NONCE_PREFIX_LEN],
+  version: u8,
+) -> CoreResult<Vec<u8>> {
+  let (header, _, total) = record_header(plaintext.len(), prefix, version)?;
   let aad = aad(&header, keys);
   let cipher = keys.cipher();
 
   let mut out = Vec::with_capacity(total);
   out.extend_from_slice(&header);
-  let mut pieces: Vec<&[u8]> = plaintext.chunks(CHUNK_SIZE).collect();
+  // `record_header` refused a version with no chunk size.
+  let chunk_size = chunk_size_of(version).unwrap_or(CHUNK_SIZE);
+  let mut pieces: Vec<&[u8]> = plaintext.chunks(chunk_size).collect();
   if pieces.is_empty() {
     pieces.push(&[]);
   }
@@ -171,7 +209,7 @@ pub fn seal_in_place_with_prefix(
   prefix: [u8; NONCE_PREFIX_LEN],
 ) -> CoreResult<Vec<u8>> {
   let plaintext_len = buffer.len();
-  let (header, chunks, total) = record_header(plaintext_len, prefix)?;
+  let (header, chunks, total) = record_header(plaintext_len, prefix, VERSION_2)?;
   let aad = aad(&header, keys);
   let sealer = ChunkSealer {
     keys,
@@ -492,40 +530,6 @@ fn on_two_threads<T: Send + ?Sized, E: Send>(
     // No thread to be had: the second half here too.
     None => work(there),
   }
-}
-
-/// A version 1 record (64 KiB chunks) as the engine wrote it before version 2, for the tests that check such
-/// records still open.
-#[cfg(test)]
-pub(crate) fn seal_version_1(keys: &RecordKeys, plaintext: &[u8]) -> Vec<u8> {
-  let prefix = fresh_prefix().expect("random bytes");
-  let mut header = [0u8; HEADER_LEN];
-  header[..4].copy_from_slice(&MAGIC);
-  header[4] = VERSION_1;
-  header[5..5 + NONCE_PREFIX_LEN].copy_from_slice(&prefix);
-  header[5 + NONCE_PREFIX_LEN..].copy_from_slice(&(plaintext.len() as u64).to_be_bytes());
-  let aad = aad(&header, keys);
-  let cipher = keys.cipher();
-  let mut pieces: Vec<&[u8]> = plaintext.chunks(V1_CHUNK_SIZE).collect();
-  if pieces.is_empty() {
-    pieces.push(&[]);
-  }
-  let last = pieces.len() - 1;
-  let mut out = header.to_vec();
-  for (index, piece) in pieces.into_iter().enumerate() {
-    let start = out.len();
-    out.extend_from_slice(piece);
-    let counter = u32::try_from(index).expect("a small record");
-    let tag = cipher
-      .encrypt_inout_detached(
-        &nonce(&prefix, counter, index == last),
-        &aad,
-        (&mut out[start..]).into(),
-      )
-      .expect("sealed");
-    out.extend_from_slice(&tag);
-  }
-  out
 }
 
 #[cfg(test)]

@@ -38,11 +38,7 @@ impl RecordHeader {
     if bytes[..4] != MAGIC {
       return Err(OpenError::NotARecord);
     }
-    let chunk_size = match bytes[4] {
-      VERSION_2 => CHUNK_SIZE,
-      VERSION_1 => V1_CHUNK_SIZE,
-      unknown => return Err(OpenError::UnknownVersion(unknown)),
-    } as u64;
+    let chunk_size = chunk_size_of(bytes[4]).ok_or(OpenError::UnknownVersion(bytes[4]))? as u64;
     let mut nonce_prefix = [0u8; NONCE_PREFIX_LEN];
     nonce_prefix.copy_from_slice(&bytes[5..5 + NONCE_PREFIX_LEN]);
     let mut len = [0u8; 8];
