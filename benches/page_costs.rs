@@ -1,5 +1,5 @@
 //! The fixed costs of one kept-page `result_query` read, in the engine alone: deriving the keys, opening the one
-//! or two 64 KiB chunks that hold a page, and the whole store read of a page through `query_stored`.
+//! or two chunks (16 KiB each) that hold a page, and the whole store read of a page through `query_stored`.
 //!
 //! Run: `cargo bench --target x86_64-unknown-linux-gnu --bench page_costs`.
 
