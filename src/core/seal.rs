@@ -91,7 +91,7 @@ pub const SECRET_ENV: &str = "RESULT_HANDLES_SECRET";
 
 /// The length of the record that seals `plaintext_len` bytes.
 pub fn sealed_len(plaintext_len: u64) -> u64 {
-  HEADER_LEN as u64 + plaintext_len + TAG_LEN as u64 * chunk_count(plaintext_len, CHUNK_SIZE)
+  record_len(plaintext_len, CHUNK_SIZE as u64)
 }
 
 /// Seals `plaintext` into a new record under `keys`, with a fresh random nonce prefix from the OS CSPRNG.
@@ -117,27 +117,18 @@ fn too_large() -> CoreError {
     .with_remedy("Return a smaller answer.")
 }
 
-/// The header of a record of `version` sealing `plaintext_len` bytes, its chunk count and its length.
+/// The header of a record of `version` sealing `plaintext_len` bytes, with its chunk count and its length.
 fn record_header(
   plaintext_len: usize,
   prefix: [u8; NONCE_PREFIX_LEN],
   version: u8,
-) -> CoreResult<([u8; HEADER_LEN], usize, usize)> {
-  let chunk_size =
-    chunk_size_of(version).ok_or_else(|| CoreError::internal("No such record version."))?;
-  let plaintext_len = u64::try_from(plaintext_len).map_err(|_| too_large())?;
-  let chunks = chunk_count(plaintext_len, chunk_size);
-  if chunks > u64::from(u32::MAX) + 1 {
-    return Err(too_large());
-  }
-  let total = HEADER_LEN as u64 + plaintext_len + TAG_LEN as u64 * chunks;
-  let total = usize::try_from(total).map_err(|_| too_large())?;
-  let chunks = usize::try_from(chunks).map_err(|_| too_large())?;
-  let mut header = [0u8; HEADER_LEN];
-  header[..4].copy_from_slice(&MAGIC);
-  header[4] = version;
-  header[5..5 + NONCE_PREFIX_LEN].copy_from_slice(&prefix);
-  header[5 + NONCE_PREFIX_LEN..].copy_from_slice(&plaintext_len.to_be_bytes());
+) -> CoreResult<(RecordHeader, usize, usize)> {
+  let header = u64::try_from(plaintext_len)
+    .ok()
+    .and_then(|len| RecordHeader::new(version, prefix, len).ok())
+    .ok_or_else(too_large)?;
+  let chunks = usize::try_from(header.chunk_count()).map_err(|_| too_large())?;
+  let total = usize::try_from(header.record_len()).map_err(|_| too_large())?;
   Ok((header, chunks, total))
 }
 
@@ -170,13 +161,12 @@ fn seal_version(
   version: u8,
 ) -> CoreResult<Vec<u8>> {
   let (header, _, total) = record_header(plaintext.len(), prefix, version)?;
-  let aad = aad(&header, keys);
+  let aad = aad(&header.bytes, keys);
   let cipher = keys.cipher();
 
   let mut out = Vec::with_capacity(total);
-  out.extend_from_slice(&header);
-  // `record_header` refused a version with no chunk size.
-  let chunk_size = chunk_size_of(version).unwrap_or(CHUNK_SIZE);
+  out.extend_from_slice(&header.bytes);
+  let chunk_size = usize::try_from(header.chunk_size).map_err(|_| too_large())?;
   let mut pieces: Vec<&[u8]> = plaintext.chunks(chunk_size).collect();
   if pieces.is_empty() {
     pieces.push(&[]);
@@ -210,7 +200,7 @@ pub fn seal_in_place_with_prefix(
 ) -> CoreResult<Vec<u8>> {
   let plaintext_len = buffer.len();
   let (header, chunks, total) = record_header(plaintext_len, prefix, VERSION_2)?;
-  let aad = aad(&header, keys);
+  let aad = aad(&header.bytes, keys);
   let sealer = ChunkSealer {
     keys,
     aad: &aad,
@@ -237,7 +227,7 @@ pub fn seal_in_place_with_prefix(
   } else {
     sealer.move_and_encrypt(&mut buffer, chunks, plaintext_len)?;
   }
-  buffer[..HEADER_LEN].copy_from_slice(&header);
+  buffer[..HEADER_LEN].copy_from_slice(&header.bytes);
   Ok(buffer)
 }
 

@@ -6,7 +6,9 @@
 //! prints. Some texts that would print the same still get `false` (an exponent, a `\u` escape, an object of many
 //! keys, a key that starts with a digit, deep nesting): those take the long way, as every item did before.
 
+use super::decode::{escape_at, Escaped};
 use super::words::{may_stop_string, word_at};
+use super::write::{escaped_char_len, number_prints_as_written};
 
 /// Members of one object the check compares keys across; an object with more goes the long way.
 const MAX_KEYS: usize = 64;
@@ -100,9 +102,9 @@ impl<'t> Verbatim<'t> {
       }
       match *self.bytes.get(at)? {
         b'"' => break,
-        // Escapes the writer prints as such; not `\/` or `\uXXXX`, which it may print otherwise.
-        b'\\' => match self.bytes.get(at + 1)? {
-          b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+        // A two-byte escape of a character the writer also writes in two (`\n`, not `\/`); not `\uXXXX`.
+        b'\\' => match escape_at(self.bytes, at)? {
+          (Escaped::Char(c), 2) if escaped_char_len(c) == 2 => at += 2,
           _ => return None,
         },
         byte if byte < 0x20 => return None,
@@ -131,48 +133,19 @@ impl<'t> Verbatim<'t> {
     Some(())
   }
 
-  /// A number JS spells as written: `-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?` with at most 15 significant digits (a
-  /// double holds those exactly, and no shorter spelling reads as the same double), not `-0`, and no smaller than
-  /// 1e-6 when it has a fraction (below that JS writes an exponent). No exponent.
+  /// A number JS prints as it is written ([`number_prints_as_written`]).
   fn number(&mut self) -> Option<()> {
     let start = self.at;
-    let mut at = start + usize::from(self.bytes[start] == b'-');
-    let integer_start = at;
-    while self.bytes.get(at).is_some_and(u8::is_ascii_digit) {
+    let mut at = start;
+    while self
+      .bytes
+      .get(at)
+      .is_some_and(|byte| matches!(byte, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+    {
       at += 1;
-    }
-    let integer = &self.bytes[integer_start..at];
-    if integer.len() > 1 && integer[0] == b'0' {
-      return None;
-    }
-    let mut significant = if integer == b"0" { 0 } else { integer.len() };
-    if self.bytes.get(at) == Some(&b'.') {
-      at += 1;
-      let fraction_start = at;
-      while self.bytes.get(at).is_some_and(u8::is_ascii_digit) {
-        at += 1;
-      }
-      let fraction = &self.bytes[fraction_start..at];
-      if fraction.last().is_none_or(|&digit| digit == b'0') {
-        return None;
-      }
-      let leading_zeros = if significant == 0 {
-        fraction.iter().take_while(|&&d| d == b'0').count()
-      } else {
-        0
-      };
-      if leading_zeros > 5 {
-        return None;
-      }
-      significant += fraction.len() - leading_zeros;
-    } else if &self.bytes[start..at] == b"-0" {
-      return None;
-    }
-    if significant > 15 || matches!(self.bytes.get(at), Some(b'e' | b'E')) {
-      return None;
     }
     self.at = at;
-    Some(())
+    number_prints_as_written(&self.bytes[start..at]).then_some(())
   }
 }
 

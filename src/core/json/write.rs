@@ -149,14 +149,46 @@ pub(crate) fn push_canonical_str(s: RawStr<'_>, out: &mut String) {
 /// Appends a JSON number as `JSON.stringify(JSON.parse(raw))` prints it: JS's shortest round-trip spelling,
 /// `0` for negative zero, `null` for values beyond the double range (JSON.parse gives ±Infinity).
 pub(crate) fn push_canonical_number(raw: &str, out: &mut String) {
-  let digits = raw.strip_prefix('-').unwrap_or(raw);
-  // Up to 15 digits, an integer is exact in a double and JS prints it as written.
-  if digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) && raw != "-0" {
+  if number_prints_as_written(raw.as_bytes()) {
     out.push_str(raw);
     return;
   }
   // Beyond the double range `parse` gives infinity, which JSON.stringify prints as null.
   push_js_double(raw.parse::<f64>().unwrap_or(f64::NAN), out);
+}
+
+/// Whether JS prints the JSON number `raw` exactly as it is written: `-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?` with at
+/// most 15 significant digits (a double holds those exactly, and no shorter spelling reads as the same double), not
+/// `-0`, and no smaller than 1e-6 when it has a fraction (below that JS writes an exponent). `false` for any
+/// exponent, though JS writes some (`1e+21`).
+pub(crate) fn number_prints_as_written(raw: &[u8]) -> bool {
+  let unsigned = raw.strip_prefix(b"-").unwrap_or(raw);
+  let (integer, fraction) = match unsigned.iter().position(|&byte| byte == b'.') {
+    Some(dot) => (&unsigned[..dot], Some(&unsigned[dot + 1..])),
+    None => (unsigned, None),
+  };
+  let digits = |part: &[u8]| !part.is_empty() && part.iter().all(u8::is_ascii_digit);
+  if !digits(integer) || (integer.len() > 1 && integer[0] == b'0') {
+    return false;
+  }
+  let significant = match (fraction, integer == b"0") {
+    (None, _) => {
+      if raw == b"-0" {
+        return false;
+      }
+      integer.len()
+    }
+    (Some(fraction), _) if !digits(fraction) || fraction.last() == Some(&b'0') => return false,
+    (Some(fraction), true) => {
+      let zeros = fraction.iter().take_while(|&&digit| digit == b'0').count();
+      if zeros > 5 {
+        return false;
+      }
+      fraction.len() - zeros
+    }
+    (Some(fraction), false) => integer.len() + fraction.len(),
+  };
+  significant <= 15
 }
 
 /// Appends a serde_json number the way JS prints it.

@@ -29,6 +29,31 @@ pub struct RecordHeader {
 }
 
 impl RecordHeader {
+  /// The header of a record of `version` holding `plaintext_len` bytes: what a sealer writes, and what a reader
+  /// checks its fields against.
+  pub(super) fn new(
+    version: u8,
+    nonce_prefix: [u8; NONCE_PREFIX_LEN],
+    plaintext_len: u64,
+  ) -> Result<Self, OpenError> {
+    let chunk_size = chunk_size_of(version).ok_or(OpenError::UnknownVersion(version))? as u64;
+    // The chunk index is 32 bits: a longer claim cannot be a record of ours.
+    if chunk_count(plaintext_len, chunk_size) > u64::from(u32::MAX) + 1 {
+      return Err(OpenError::Malformed);
+    }
+    let mut bytes = [0u8; HEADER_LEN];
+    bytes[..4].copy_from_slice(&MAGIC);
+    bytes[4] = version;
+    bytes[5..5 + NONCE_PREFIX_LEN].copy_from_slice(&nonce_prefix);
+    bytes[5 + NONCE_PREFIX_LEN..].copy_from_slice(&plaintext_len.to_be_bytes());
+    Ok(Self {
+      bytes,
+      nonce_prefix,
+      plaintext_len,
+      chunk_size,
+    })
+  }
+
   /// Parses the first [`HEADER_LEN`] bytes of a record.
   pub fn parse(record: &[u8]) -> Result<Self, OpenError> {
     let bytes: [u8; HEADER_LEN] = record
@@ -38,22 +63,11 @@ impl RecordHeader {
     if bytes[..4] != MAGIC {
       return Err(OpenError::NotARecord);
     }
-    let chunk_size = chunk_size_of(bytes[4]).ok_or(OpenError::UnknownVersion(bytes[4]))? as u64;
     let mut nonce_prefix = [0u8; NONCE_PREFIX_LEN];
     nonce_prefix.copy_from_slice(&bytes[5..5 + NONCE_PREFIX_LEN]);
     let mut len = [0u8; 8];
     len.copy_from_slice(&bytes[5 + NONCE_PREFIX_LEN..]);
-    let plaintext_len = u64::from_be_bytes(len);
-    // The chunk index is 32 bits: a longer claim cannot be a record of ours.
-    if plaintext_len.div_ceil(chunk_size) > u64::from(u32::MAX) + 1 {
-      return Err(OpenError::Malformed);
-    }
-    Ok(Self {
-      bytes,
-      nonce_prefix,
-      plaintext_len,
-      chunk_size,
-    })
+    Self::new(bytes[4], nonce_prefix, u64::from_be_bytes(len))
   }
 
   /// The plaintext length the header claims (authenticated only once a chunk opens).
@@ -63,12 +77,12 @@ impl RecordHeader {
 
   /// Number of chunks in the record.
   pub fn chunk_count(&self) -> u64 {
-    self.plaintext_len.div_ceil(self.chunk_size).max(1)
+    chunk_count(self.plaintext_len, self.chunk_size)
   }
 
   /// The record's total length in bytes.
   pub fn record_len(&self) -> u64 {
-    HEADER_LEN as u64 + self.plaintext_len + TAG_LEN as u64 * self.chunk_count()
+    record_len(self.plaintext_len, self.chunk_size)
   }
 
   /// The byte span of the record that holds the chunks covering plaintext `[start, end)`, clamped to the plaintext.
@@ -135,8 +149,14 @@ pub struct ChunkSpan {
 }
 
 /// Chunks of `chunk_size` bytes that hold `plaintext_len` bytes: at least one.
-pub(super) fn chunk_count(plaintext_len: u64, chunk_size: usize) -> u64 {
-  plaintext_len.div_ceil(chunk_size as u64).max(1)
+pub(super) fn chunk_count(plaintext_len: u64, chunk_size: u64) -> u64 {
+  plaintext_len.div_ceil(chunk_size).max(1)
+}
+
+/// The length of a record sealing `plaintext_len` bytes in chunks of `chunk_size`: the header, then each chunk and
+/// its tag.
+pub(super) fn record_len(plaintext_len: u64, chunk_size: u64) -> u64 {
+  HEADER_LEN as u64 + plaintext_len + TAG_LEN as u64 * chunk_count(plaintext_len, chunk_size)
 }
 
 pub(super) fn nonce(
