@@ -48,15 +48,7 @@ fn profile_stored(mut text: String) {
   use crate::core::store::config::MemoryConfig;
   use crate::core::store::memory::MemoryBackend;
   use crate::core::store::{HandleStore, Owner};
-  let mb: usize = std::env::var("PROFILE_MB")
-    .ok()
-    .and_then(|m| m.parse().ok())
-    .unwrap_or(10);
-  let cut = text[..(mb << 20).min(text.len())]
-    .rfind(",{\"id\"")
-    .unwrap_or(text.len() - 2);
-  text.truncate(cut);
-  text.push_str("]}");
+  keep_first_megabytes(&mut text, 10);
   let runtime = tokio::runtime::Builder::new_multi_thread()
     .enable_all()
     .build()
@@ -107,15 +99,7 @@ fn profile_stored(mut text: String) {
 /// ([`reach::names`]) and, for comparison, every member within the reach.
 fn profile_tape_and_eval(mut text: String, loops: usize) {
   use crate::core::query::index::{build_index, certified_arrays, IndexSettings};
-  let mb: usize = std::env::var("PROFILE_MB")
-    .ok()
-    .and_then(|m| m.parse().ok())
-    .unwrap_or(1);
-  let cut = text[..(mb << 20).min(text.len())]
-    .rfind(",{\"id\"")
-    .unwrap_or(text.len() - 2);
-  text.truncate(cut);
-  text.push_str("]}");
+  keep_first_megabytes(&mut text, 1);
   let arrays = build_index(&text, IndexSettings::DEFAULT)
     .and_then(|index| certified_arrays(&index, text.len()))
     .expect("a certified index");
@@ -306,4 +290,17 @@ fn profile_multi_table(text: String) {
       run_query(text.as_bytes(), &limited, BIG).unwrap().len()
     });
   }
+}
+
+/// Cuts the orders to their first `PROFILE_MB` MiB (`default_mb` without it), at an order's end, still one document.
+fn keep_first_megabytes(text: &mut String, default_mb: usize) {
+  let mb: usize = std::env::var("PROFILE_MB")
+    .ok()
+    .and_then(|m| m.parse().ok())
+    .unwrap_or(default_mb);
+  let cut = text[..(mb << 20).min(text.len())]
+    .rfind(",{\"id\"")
+    .unwrap_or(text.len() - 2);
+  text.truncate(cut);
+  text.push_str("]}");
 }
