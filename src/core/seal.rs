@@ -31,13 +31,12 @@
 //! (truncation at a chunk boundary fails). Any chunk can be opened alone: [`open_range`] decrypts only the chunks that
 //! cover a byte range.
 
-use aes_gcm::aead::AeadInOut;
-use aes_gcm::{Aes256Gcm, Tag};
-
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
+mod cipher;
 mod keys;
 mod layout;
+pub use cipher::{ChunkCipher, ChunkNonce, Tag, Unauthentic};
 pub use keys::*;
 pub use layout::*;
 
@@ -177,12 +176,12 @@ fn seal_version(
     let start = out.len();
     out.extend_from_slice(piece);
     let tag = cipher
-      .encrypt_inout_detached(
-        &nonce(&prefix, counter, index == last_index),
+      .seal(
+        nonce(&prefix, counter, index == last_index),
         &aad,
-        (&mut out[start..]).into(),
+        &mut out[start..],
       )
-      .map_err(|_| too_large())?;
+      .ok_or_else(too_large)?;
     out.extend_from_slice(&tag);
   }
   Ok(out)
@@ -260,7 +259,7 @@ impl ChunkSealer<'_> {
   /// Encrypts chunk `index` where it lies (`piece`) and writes its tag right after it.
   fn encrypt(
     &self,
-    cipher: &Aes256Gcm,
+    cipher: &ChunkCipher,
     buffer: &mut [u8],
     piece: std::ops::Range<usize>,
     index: usize,
@@ -268,12 +267,12 @@ impl ChunkSealer<'_> {
     let counter = u32::try_from(index).map_err(|_| too_large())?;
     let end = piece.end;
     let tag = cipher
-      .encrypt_inout_detached(
-        &nonce(self.prefix, counter, index + 1 == self.chunks),
+      .seal(
+        nonce(self.prefix, counter, index + 1 == self.chunks),
         self.aad,
-        (&mut buffer[piece]).into(),
+        &mut buffer[piece],
       )
-      .map_err(|_| too_large())?;
+      .ok_or_else(too_large)?;
     buffer[end..end + TAG_LEN].copy_from_slice(&tag);
     Ok(())
   }
@@ -439,7 +438,9 @@ fn sealed_chunks(
       return Err(OpenError::Malformed);
     }
     let tag_at = at + plain_len;
-    let tag = Tag::try_from(&bytes[tag_at..tag_at + TAG_LEN]).map_err(|_| OpenError::Malformed)?;
+    let tag: Tag = bytes[tag_at..tag_at + TAG_LEN]
+      .try_into()
+      .map_err(|_| OpenError::Malformed)?;
     let counter = u32::try_from(index).map_err(|_| OpenError::Malformed)?;
     chunks.push(SealedChunk {
       counter,
@@ -473,13 +474,13 @@ fn decrypt_chunks(
       let end = ((i + 1) * chunk_size).min(plain.len());
       let piece = &mut plain[i * chunk_size..end];
       cipher
-        .decrypt_inout_detached(
-          &nonce(&header.nonce_prefix, chunk.counter, chunk.last),
+        .open(
+          nonce(&header.nonce_prefix, chunk.counter, chunk.last),
           &aad,
-          piece.into(),
+          piece,
           &chunk.tag,
         )
-        .map_err(|_| OpenError::Unauthentic)?;
+        .map_err(|Unauthentic| OpenError::Unauthentic)?;
     }
     Ok(())
   };

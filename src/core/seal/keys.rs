@@ -3,8 +3,6 @@
 
 use std::fmt;
 
-use aes_gcm::aead::KeyInit;
-use aes_gcm::Aes256Gcm;
 use hkdf::Hkdf;
 use sha2::Sha256;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
@@ -193,8 +191,8 @@ impl RecordKeys {
     &self.storage_key
   }
 
-  pub(super) fn cipher(&self) -> Aes256Gcm {
-    Aes256Gcm::new(&self.record_key.into())
+  pub(super) fn cipher(&self) -> ChunkCipher {
+    ChunkCipher::new(&self.record_key)
   }
 }
 

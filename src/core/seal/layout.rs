@@ -1,8 +1,6 @@
 //! The record's layout: its header, its chunks, each chunk's nonce and associated data, and why a record did not
 //! open (see the record in `seal.rs`'s header).
 
-use aes_gcm::Nonce;
-
 use super::*;
 
 /// Why a record did not open. The store maps every variant to "not found"; the variants exist for tests.
@@ -159,16 +157,12 @@ pub(super) fn record_len(plaintext_len: u64, chunk_size: u64) -> u64 {
   HEADER_LEN as u64 + plaintext_len + TAG_LEN as u64 * chunk_count(plaintext_len, chunk_size)
 }
 
-pub(super) fn nonce(
-  prefix: &[u8; NONCE_PREFIX_LEN],
-  index: u32,
-  last: bool,
-) -> Nonce<aes_gcm::aead::consts::U12> {
+pub(super) fn nonce(prefix: &[u8; NONCE_PREFIX_LEN], index: u32, last: bool) -> ChunkNonce {
   let mut bytes = [0u8; 12];
   bytes[..NONCE_PREFIX_LEN].copy_from_slice(prefix);
   bytes[NONCE_PREFIX_LEN..11].copy_from_slice(&index.to_be_bytes());
   bytes[11] = u8::from(last);
-  Nonce::from(bytes)
+  bytes
 }
 
 pub(super) fn aad(header: &[u8; HEADER_LEN], keys: &RecordKeys) -> [u8; HEADER_LEN + KEY_LEN] {
