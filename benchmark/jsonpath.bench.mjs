@@ -84,6 +84,29 @@ function jsQuery({ id, query, offset }) {
   return JSON.stringify(out);
 }
 
+/** A server whose `page_floor` tool answers page `page` with `texts[page]`, as result_query answers (same schemas). */
+function pageFloorServer(texts) {
+  const server = new McpServer({ name: 'bench-floor', version: '1.0.0' });
+  server.registerTool(
+    'page_floor',
+    {
+      inputSchema: { handle: z.unknown(), path: z.unknown().optional(), page: z.number() },
+      outputSchema: {
+        path: z.string(),
+        value: z.unknown(),
+        total: z.number().optional(),
+        offset: z.number().optional(),
+        nextOffset: z.number().optional(),
+      },
+    },
+    async ({ page }) => ({
+      content: [{ type: 'text', text: texts[page] }],
+      structuredContent: JSON.parse(texts[page]),
+    }),
+  );
+  return server;
+}
+
 async function connected(server) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -154,12 +177,14 @@ async function main() {
 
   // Paging: every match of the filter on a fresh 10 MB handle, 20 at a time, against one (first) query.
   const filter = QUERIES[0].path;
+  const pageTexts = [];
   // A client reads a page's structuredContent (the SDK hands it over parsed); the text repeats it.
   const nativePage = (handle, offset) =>
     native
       .callTool({ name: 'result_query', arguments: { handle, path: filter, limit: LIMIT, offset } })
       .then((result) => {
         if (result.isError) throw new Error(result.content[0].text);
+        pageTexts.push(result.content[0].text);
         return result.structuredContent;
       });
   const pageAll = async (handle) => {
@@ -178,6 +203,16 @@ async function main() {
   const firstStarted = performance.now();
   await nativeRead(pools.get(10).paging[1], filter);
   const oneMs = performance.now() - firstStarted;
+  // The same pages from a tool that only hands back their text, already written, with result_query's schemas: what
+  // the SDK's round trips cost on their own, whatever the engine does.
+  const floor = await connected(pageFloorServer(pageTexts.slice(0, pages)));
+  const floorStarted = performance.now();
+  for (let page = 0; page < pages; page++) {
+    const result = await floor.callTool({ name: 'page_floor', arguments: { handle: 'h', path: filter, page } });
+    if (result.structuredContent === undefined) throw new Error('the floor tool lost its structuredContent');
+  }
+  const floorMs = performance.now() - floorStarted;
+  await floor.close();
   // A singular read through the path index: the last 20 orders. Also the floor of one `result_query` round trip.
   const total = answers.get(10).orders.length;
   const [singularMs] = await interleaved(
@@ -189,6 +224,9 @@ async function main() {
   );
   console.log(
     `  per page after the first: ${formatMs((pagingMs - oneMs) / (pages - 1), 3)}; one result_query round trip (the singular read below): ${formatMs(singularMs, 3)}`,
+  );
+  console.log(
+    `  the same ${pages} pages from a tool that returns them already written (the SDK's round trips alone): ${formatMs(floorMs, 0)}, ${(floorMs / oneMs).toFixed(2)}× one first query`,
   );
   console.log(`singular read, last 20 of $.orders on 10 MB (path index): ${formatMs(singularMs, 3)}`);
 
