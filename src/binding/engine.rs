@@ -19,7 +19,7 @@ mod plan;
 use super::error::{run_async, run_blocking, run_sync, FirstPoll};
 use super::options::NativeSettings;
 use super::store::NativeHandleStore;
-use super::text::{latin1_copy, latin1_to_utf8, utf8_room, JsText, LazyJsText};
+use super::text::{utf8_room, JsText, LazyJsText};
 use super::warm::{AnswerBuffer, ScratchBuffer};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
@@ -135,7 +135,6 @@ fn prepare_parts_plan(
   let mut kind = PartsKind::parse(&parts.kind)?;
   let answer = match answer {
     JsText::Utf8(answer) => answer,
-    JsText::Latin1(bytes) => latin1_to_utf8(bytes),
     JsText::Utf16(units) if kind == PartsKind::Text => {
       kind = PartsKind::CanonicalText;
       text_answer_json_of_utf16(&units)
@@ -159,17 +158,6 @@ fn prepare_parts_plan(
       json: &answer,
       text: Some(text),
     },
-    // Never read as Latin-1 (only the answer is), but compared as any text would be.
-    (PartsKind::Structured, Some(JsText::Latin1(bytes))) => {
-      if latin1_copy(bytes) == answer {
-        SeparateAnswer::Structured {
-          json: &answer,
-          text: None,
-        }
-      } else {
-        SeparateAnswer::StructuredBesideOtherText(&answer)
-      }
-    }
     // A text holding a lone surrogate repeats structuredContent when its canonical form is the answer.
     (PartsKind::Structured, Some(JsText::Utf16(units))) => {
       if structured_json_of_utf16(units).as_deref() == Some(answer.as_str()) {
@@ -313,7 +301,7 @@ impl ResultHandlesEngine {
       move || {
         let answer = match lease {
           Some(lease) => lease.move_out(answer),
-          None => answer,
+          None => answer.into_js_text(),
         };
         let sealer = Sealer::of(&core.store, &parts);
         prepare_parts_plan(core.settings, answer, &parts, sealer)

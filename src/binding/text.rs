@@ -85,18 +85,6 @@ unsafe fn copy_string(
   Ok(bytes)
 }
 
-/// Copies a JS string into `buffer` as UTF-8 (see [`copy_string`]).
-unsafe fn read_utf8(
-  env: sys::napi_env,
-  value: sys::napi_value,
-  bytes: Vec<u8>,
-  room: Room,
-) -> Result<String> {
-  let bytes = unsafe { copy_string(env, value, bytes, room, Encoding::Utf8) }?;
-  // SAFETY: V8 wrote UTF-8.
-  Ok(unsafe { String::from_utf8_unchecked(bytes) })
-}
-
 /// Room for the UTF-8 copy of a string of `units` UTF-16 units: at most 3 bytes each, and the NUL V8 writes.
 pub fn utf8_room(units: usize) -> usize {
   units.saturating_mul(3).saturating_add(1)
@@ -133,14 +121,28 @@ pub enum JsText {
   Utf8(String),
   /// The string holds a raw lone surrogate.
   Utf16(Vec<u16>),
-  /// The string's characters as Latin-1 bytes (it holds none above U+00FF): [`latin1_to_utf8`] makes it UTF-8 off
-  /// the JS thread, in place when it is ASCII.
+}
+
+/// A JS string read by [`LazyJsText::read`]: as [`JsText`], or, when the caller checked that it holds no character
+/// above U+00FF, as its Latin-1 bytes, which [`ReadText::into_js_text`] makes UTF-8 off the JS thread.
+pub enum ReadText {
+  Js(JsText),
   Latin1(Vec<u8>),
+}
+
+impl ReadText {
+  /// The text as [`JsText`]: Latin-1 bytes made UTF-8, in place when they are ASCII. Run it off the JS thread.
+  pub fn into_js_text(self) -> JsText {
+    match self {
+      ReadText::Js(text) => text,
+      ReadText::Latin1(bytes) => JsText::Utf8(latin1_to_utf8(bytes)),
+    }
+  }
 }
 
 /// Latin-1 bytes as UTF-8: the same buffer when they are ASCII (most JSON), else a new one with room to seal it in
 /// place (a byte from 0x80 is a two-byte character).
-pub fn latin1_to_utf8(bytes: Vec<u8>) -> String {
+fn latin1_to_utf8(bytes: Vec<u8>) -> String {
   if bytes.is_ascii() {
     // SAFETY: ASCII is UTF-8.
     return unsafe { String::from_utf8_unchecked(bytes) };
@@ -167,37 +169,22 @@ impl FromNapiValue for JsText {
   }
 }
 
-/// [`JsText`] of a JS string, copied into `buffer` when it is well-formed.
+/// [`JsText`] of a JS string, copied into `buffer` as UTF-8 when it is well-formed, else read again as UTF-16.
 unsafe fn read_js_text(
   env: sys::napi_env,
   value: sys::napi_value,
   buffer: Vec<u8>,
   room: Room,
 ) -> Result<JsText> {
-  let text = unsafe { read_utf8(env, value, buffer, room) }?;
-  unsafe { keep_lone_surrogates(env, value, text) }
-}
-
-/// `text` (V8's UTF-8 of `value`) as [`JsText`]: read again as UTF-16 when it may hold a lone surrogate.
-unsafe fn keep_lone_surrogates(
-  env: sys::napi_env,
-  value: sys::napi_value,
-  text: String,
-) -> Result<JsText> {
+  let bytes = unsafe { copy_string(env, value, buffer, room, Encoding::Utf8) }?;
+  // SAFETY: V8 wrote UTF-8.
+  let text = unsafe { String::from_utf8_unchecked(bytes) };
   // V8 writes each lone surrogate as U+FFFD: only a text holding one (rare) is read again, to tell them apart.
   if memchr::memmem::find(text.as_bytes(), "\u{FFFD}".as_bytes()).is_none() {
     return Ok(JsText::Utf8(text));
   }
-  let len = unsafe { utf16_len(env, value) }?;
-  let mut units = vec![0u16; len + 1];
-  let mut written = 0;
-  check_status!(
-    unsafe {
-      sys::napi_get_value_string_utf16(env, value, units.as_mut_ptr(), units.len(), &mut written)
-    },
-    "Expected a string"
-  )?;
-  units.truncate(written);
+  let mut units = Vec::new();
+  unsafe { copy_units(env, value, &mut units) }?;
   Ok(if has_lone_surrogate(&units) {
     JsText::Utf16(units)
   } else {
@@ -219,15 +206,15 @@ impl FromNapiValue for LazyJsText {
 }
 
 impl LazyJsText {
-  /// The string as [`JsText`], copied into `buffer` (an empty one allocates as needed). `latin1`: the caller knows
-  /// it holds no character above U+00FF (a wrong `true` would cut such characters to their low byte).
-  pub fn read(self, buffer: Vec<u8>, latin1: bool) -> Result<JsText> {
+  /// The string, copied into `buffer` (an empty one allocates as needed). `latin1`: the caller knows it holds no
+  /// character above U+00FF (a wrong `true` would cut such characters to their low byte).
+  pub fn read(self, buffer: Vec<u8>, latin1: bool) -> Result<ReadText> {
     // SAFETY: `env` and `value` came from the napi call this parameter belongs to, which is still running.
     unsafe { self.read_into(buffer, Room::Sealable, latin1) }
   }
 
   /// [`LazyJsText::read`] into a buffer that keeps all its capacity (one kept for the next answer).
-  pub fn read_keeping_room(self, buffer: Vec<u8>, latin1: bool) -> Result<JsText> {
+  pub fn read_keeping_room(self, buffer: Vec<u8>, latin1: bool) -> Result<ReadText> {
     // SAFETY: as in `read`.
     unsafe { self.read_into(buffer, Room::All, latin1) }
   }
@@ -235,14 +222,14 @@ impl LazyJsText {
   /// # Safety
   ///
   /// Only during the napi call this parameter belongs to.
-  unsafe fn read_into(self, buffer: Vec<u8>, room: Room, latin1: bool) -> Result<JsText> {
+  unsafe fn read_into(self, buffer: Vec<u8>, room: Room, latin1: bool) -> Result<ReadText> {
     if latin1 {
       // Copied as Latin-1 bytes, which V8 does at memory speed (its UTF-8 writer looks at every character), and made
-      // UTF-8 off the JS thread ([`latin1_to_utf8`]). Such a string holds no surrogate.
+      // UTF-8 off the JS thread ([`ReadText::into_js_text`]). Such a string holds no surrogate.
       let bytes = unsafe { copy_string(self.env, self.value, buffer, room, Encoding::Latin1) }?;
-      Ok(JsText::Latin1(bytes))
+      Ok(ReadText::Latin1(bytes))
     } else {
-      unsafe { read_js_text(self.env, self.value, buffer, room) }
+      unsafe { read_js_text(self.env, self.value, buffer, room) }.map(ReadText::Js)
     }
   }
 
@@ -254,25 +241,29 @@ impl LazyJsText {
 
   /// The string's UTF-16 units, copied into `buffer` (emptied first): no transcoding, so lone surrogates stay.
   pub fn read_units(&self, buffer: &mut Vec<u16>) -> Result<()> {
-    let len = self.units()?;
-    buffer.clear();
-    buffer.reserve(len + 1);
-    let mut written = 0;
-    check_status!(
-      // SAFETY: as in `read`; the buffer has room for `len` units and the NUL V8 writes.
-      unsafe {
-        sys::napi_get_value_string_utf16(
-          self.env,
-          self.value,
-          buffer.as_mut_ptr(),
-          len + 1,
-          &mut written,
-        )
-      },
-      "Expected a string"
-    )?;
-    // SAFETY: V8 initialized the first `written` units (at most `len`).
-    unsafe { buffer.set_len(written.min(len)) };
-    Ok(())
+    // SAFETY: as in `read`.
+    unsafe { copy_units(self.env, self.value, buffer) }
   }
+}
+
+/// Copies a JS string's UTF-16 units into `buffer` (emptied first; grown when it has less room than the string).
+unsafe fn copy_units(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  buffer: &mut Vec<u16>,
+) -> Result<()> {
+  let len = unsafe { utf16_len(env, value) }?;
+  buffer.clear();
+  buffer.reserve(len + 1);
+  let mut written = 0;
+  check_status!(
+    // SAFETY: the buffer has room for `len` units and the NUL V8 writes.
+    unsafe {
+      sys::napi_get_value_string_utf16(env, value, buffer.as_mut_ptr(), len + 1, &mut written)
+    },
+    "Expected a string"
+  )?;
+  // SAFETY: V8 initialized the first `written` units (at most `len`).
+  unsafe { buffer.set_len(written.min(len)) };
+  Ok(())
 }

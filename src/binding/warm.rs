@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use napi_derive::napi;
 
-use super::text::{latin1_copy, sealable_capacity, JsText};
+use super::text::{latin1_copy, sealable_capacity, JsText, ReadText};
 
 /// Pages are touched this many bytes at a time (16 pages, tens of µs), the buffer locked for one step, checking
 /// between steps whether the copy wants it.
@@ -174,20 +174,20 @@ pub(super) struct ScratchLease {
 impl ScratchLease {
   /// `answer` (copied into the leased buffer) in a buffer of its own with room to seal it in place; the scratch
   /// buffer goes back for the next answer. Run it off the JS thread.
-  pub(super) fn move_out(mut self, answer: JsText) -> JsText {
+  pub(super) fn move_out(mut self, answer: ReadText) -> JsText {
     match answer {
-      JsText::Utf8(in_scratch) => {
+      ReadText::Js(JsText::Utf8(in_scratch)) => {
         let mut own = String::with_capacity(sealable_capacity(in_scratch.len()));
         own.push_str(&in_scratch);
         self.back = in_scratch.into_bytes();
         JsText::Utf8(own)
       }
-      JsText::Latin1(in_scratch) => {
+      ReadText::Latin1(in_scratch) => {
         let own = latin1_copy(&in_scratch);
         self.back = in_scratch;
         JsText::Utf8(own)
       }
-      utf16 => utf16,
+      ReadText::Js(utf16) => utf16,
     }
   }
 }

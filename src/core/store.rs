@@ -31,7 +31,7 @@ use config::{BackendConfig, MemoryConfig, StorageConfig};
 pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(10);
 /// Records larger than this are sealed and opened on tokio's blocking pool rather than inline: eight chunks with
 /// their tags (128 KiB), so the range a page or a singular read needs opens where it was read, without a hand-off to
-/// another thread and back. Eight chunks take about 40 microseconds.
+/// another thread and back. Eight chunks take about 16 microseconds.
 const INLINE_CRYPTO_BYTES: usize = 8 * (CHUNK_SIZE + TAG_LEN);
 
 /// [`Backend::get_head_and_range`] as two reads: the default, and what a pipelining backend falls back to when a
