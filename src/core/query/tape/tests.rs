@@ -284,3 +284,39 @@ fn a_named_tape_selects_what_the_full_tape_selects() {
   let names = names(spec_query(&query));
   assert!(Tape::build_naming(repeated, Some(3), &names).is_none());
 }
+
+/// A key repeated in an object a descendant segment looks into, once holding a container and once a scalar: the
+/// last value wins at the first place, as `JSON.parse` reads it, so the container's members are never selected.
+/// (A tape recording the container but not the scalar beside it would select them.)
+#[test]
+fn a_key_repeated_as_container_and_scalar_reads_as_json_parse_reads_it() {
+  use crate::core::query::{run_query, QueryArgs};
+  let texts = [
+    r#"{"a":{"x":{"tags":[1,2,3]}},"b":{"tags":[4,5,6]},"a":5}"#,
+    r#"{"a":5,"b":{"tags":[4,5,6]},"a":{"x":{"tags":[1,2,3]}}}"#,
+    r#"[{"a":{"tags":[1,2,3]},"n":1,"a":"s"},{"a":null,"tags":[7,8,9],"a":{"tags":[0,0,0]}}]"#,
+  ];
+  for text in texts {
+    let value: serde_json::Value = serde_json::from_str(text).expect("JSON");
+    for path in ["$..tags[2]", "$..tags", "$..a.tags"] {
+      let args = QueryArgs::new("h", path).expect("a valid path");
+      let ours: serde_json::Value =
+        serde_json::from_str(&run_query(text.as_bytes(), &args, 100_000).expect("answers"))
+          .expect("JSON");
+      let expected = serde_json_path::JsonPath::parse(path)
+        .expect("valid")
+        .query(&value)
+        .all();
+      let expected: Vec<&serde_json::Value> = expected;
+      assert_eq!(
+        ours["value"]
+          .as_array()
+          .expect("a list")
+          .iter()
+          .collect::<Vec<_>>(),
+        expected,
+        "{path} on {text}"
+      );
+    }
+  }
+}
