@@ -33,7 +33,7 @@ mod budget;
 mod pieces;
 mod value;
 
-pub(crate) use atom::Atom;
+pub(crate) use atom::{number_against, Atom, LiteralFacts};
 pub(crate) use budget::{Budget, MAX_REGEXES, REGEX_SIZE_LIMIT};
 pub(crate) use value::count_nodes;
 
@@ -51,6 +51,13 @@ pub(crate) trait Node<'a>: Copy + Send + Sync {
   fn length(self) -> usize;
   /// The node as a comparison operand.
   fn atom(self) -> CoreResult<Atom<'a>>;
+  /// How the node compares with `literal`, when that can be told from the node as it lies (a string with no
+  /// escape, a number, a word, a container): the same facts its [`Node::atom`] would give, without building it.
+  /// `None`: build the atom.
+  fn literal_facts(self, literal: &Literal) -> Option<LiteralFacts> {
+    let _ = literal;
+    None
+  }
   /// [`Node::preorder`] cut into `pieces` consecutive parts (the first starting with the node), when it holds at
   /// least `min_nodes` nodes and can be cut without walking it; `None` otherwise.
   fn preorder_pieces(
@@ -314,6 +321,9 @@ impl<'a, N: Node<'a>> Evaluation<N> {
   fn compare(&mut self, comparison: &ComparisonExpr, current: N) -> CoreResult<bool> {
     // The common case, a singular query against a literal (or another singular query), goes straight to the two
     // sides; the same steps in the same order as through operands, without moving operands around.
+    if let Some(outcome) = self.compare_with_literal(comparison, current)? {
+      return Ok(outcome);
+    }
     let direct = |c: &Comparable| !matches!(c, Comparable::FunctionExpr(_));
     if direct(&comparison.left) && direct(&comparison.right) {
       let left = self.direct_side(&comparison.left, current)?;
@@ -328,6 +338,37 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     let right = self.comparable(&comparison.right, current)?;
     let (left, right) = (comparison_side(&left)?, comparison_side(&right)?);
     Ok(decide(comparison.op, &left, &right))
+  }
+
+  /// The commonest filter, a singular query against a literal (`@.amount > 500`, `'open' == @.status`), decided
+  /// from the node as it lies when it can be ([`Node::literal_facts`]); `None` for any other comparison. The same
+  /// steps, budget and outcome as [`Evaluation::compare`]'s.
+  fn compare_with_literal(
+    &mut self,
+    comparison: &ComparisonExpr,
+    current: N,
+  ) -> CoreResult<Option<bool>> {
+    let (query, literal, node_on_left) = match (&comparison.left, &comparison.right) {
+      (Comparable::SingularQuery(query), Comparable::Literal(literal)) => (query, literal, true),
+      (Comparable::Literal(literal), Comparable::SingularQuery(query)) => (query, literal, false),
+      _ => return Ok(None),
+    };
+    let node = match self.singular(query, current)? {
+      Operand::Node(node) => node,
+      _ => return Ok(Some(nothing_against_literal(comparison.op))),
+    };
+    if let Some(facts) = node.literal_facts(literal) {
+      return Ok(Some(facts.decide(comparison.op, node_on_left)));
+    }
+    let (node, literal) = (
+      Side::Value(node.atom()?),
+      Side::Value(Atom::of_literal(literal)),
+    );
+    Ok(Some(if node_on_left {
+      decide(comparison.op, &node, &literal)
+    } else {
+      decide(comparison.op, &literal, &node)
+    }))
   }
 
   /// A literal, or the node a singular query names (`None`: nothing); never called on a function.
@@ -383,6 +424,17 @@ fn decide(op: ComparisonOperator, left: &Side, right: &Side) -> bool {
   let same_type =
     || matches!((left, right), (Side::Value(a), Side::Value(b)) if a.type_rank() == b.type_rank());
   let less = || matches!((left, right), (Side::Value(a), Side::Value(b)) if a.less_than(b));
+  decide_by(op, same_type, equal, less)
+}
+
+/// [`decide`] from what is known of the two sides: whether they are of one JSON type, equal, and the left one
+/// less than the right one (asked only when needed).
+fn decide_by(
+  op: ComparisonOperator,
+  same_type: impl Fn() -> bool,
+  equal: impl Fn() -> bool,
+  less: impl Fn() -> bool,
+) -> bool {
   match op {
     ComparisonOperator::EqualTo => equal(),
     ComparisonOperator::NotEqualTo => !equal(),
@@ -390,6 +442,29 @@ fn decide(op: ComparisonOperator, left: &Side, right: &Side) -> bool {
     ComparisonOperator::GreaterThan => same_type() && !less() && !equal(),
     ComparisonOperator::LessThanEqualTo => same_type() && (less() || equal()),
     ComparisonOperator::GreaterThanEqualTo => same_type() && !less(),
+  }
+}
+
+/// [`decide`] for a singular query that names nothing against a literal (either way round: nothing is of no
+/// type, so neither side is less).
+fn nothing_against_literal(op: ComparisonOperator) -> bool {
+  decide_by(op, || false, || false, || false)
+}
+
+impl LiteralFacts {
+  /// [`decide`] for the node these facts are of against the literal (`node_on_left`: `node op literal`).
+  fn decide(self, op: ComparisonOperator, node_on_left: bool) -> bool {
+    let less = if node_on_left {
+      std::cmp::Ordering::Less
+    } else {
+      std::cmp::Ordering::Greater
+    };
+    decide_by(
+      op,
+      || self.same_type,
+      || self.order == Some(std::cmp::Ordering::Equal),
+      || self.order == Some(less),
+    )
   }
 }
 

@@ -96,6 +96,39 @@ fn number_order(a: &Number, b: &Number) -> Option<Ordering> {
   }
 }
 
+/// How a node compares with a literal, as their atoms would tell ([`super::Node::literal_facts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LiteralFacts {
+  /// Both of one JSON type.
+  pub same_type: bool,
+  /// The node against the literal: `Equal` when [`Atom::equals`] holds, `Less` or `Greater` when
+  /// [`Atom::less_than`] holds one way or the other, `None` when none does.
+  pub order: Option<Ordering>,
+}
+
+impl LiteralFacts {
+  /// The facts for a node of another type than the literal: never equal, never less.
+  pub(crate) const UNLIKE: LiteralFacts = LiteralFacts {
+    same_type: false,
+    order: None,
+  };
+
+  /// The facts for a node of the literal's type compared as `order` says.
+  pub(crate) fn alike(order: Option<Ordering>) -> LiteralFacts {
+    LiteralFacts {
+      same_type: true,
+      order,
+    }
+  }
+}
+
+/// A node's number against a literal, as [`number_order`] compares them: as doubles. The node's is given as the
+/// double nearest its text (what serde_json reads, as `as_f64`), and must be finite. `None` when the literal has
+/// no double (only under serde_json's `arbitrary_precision`): then only the atoms can tell.
+pub(crate) fn number_against(node: f64, literal: &Number) -> Option<Ordering> {
+  node.partial_cmp(&literal.as_f64()?)
+}
+
 /// What a function argument or a comparable evaluates to.
 pub(super) enum Operand<'a, N> {
   Nodes(Vec<N>),

@@ -6,8 +6,10 @@ use std::borrow::Cow;
 use super::keys::decode_key;
 use super::{Entry, Tape};
 use crate::core::error::{CoreError, CoreResult};
-use crate::core::query::eval::{Atom, Node};
+use crate::core::query::eval::{number_against, Atom, LiteralFacts, Node};
 use crate::core::query::walk::Kind;
+use serde_json_path_core::spec::selector::filter::Literal;
+use std::cmp::Ordering;
 
 /// A value on a [`Tape`].
 #[derive(Clone, Copy)]
@@ -112,6 +114,27 @@ impl<'t> Node<'t> for TapeNode<'t> {
       },
       _ => 0,
     }
+  }
+
+  fn literal_facts(self, literal: &Literal) -> Option<LiteralFacts> {
+    let entry = self.entry();
+    let text = self.text();
+    Some(match (entry.kind, literal) {
+      (Kind::String, Literal::String(literal)) if !entry.escaped => {
+        let content = &text.as_bytes()[1..text.len() - 1];
+        LiteralFacts::alike(Some(content.cmp(literal.as_bytes())))
+      }
+      (Kind::String, Literal::String(_)) => return None,
+      (Kind::Number, Literal::Number(literal)) => {
+        let node = text.parse::<f64>().ok().filter(|node| node.is_finite())?;
+        LiteralFacts::alike(Some(number_against(node, literal)?))
+      }
+      (Kind::Boolean, Literal::Bool(literal)) => {
+        LiteralFacts::alike(((text == "true") == *literal).then_some(Ordering::Equal))
+      }
+      (Kind::Null, Literal::Null) => LiteralFacts::alike(Some(Ordering::Equal)),
+      _ => LiteralFacts::UNLIKE,
+    })
   }
 
   /// The entries of the subtree, cut into even runs.

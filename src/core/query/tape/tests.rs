@@ -320,3 +320,65 @@ fn a_key_repeated_as_container_and_scalar_reads_as_json_parse_reads_it() {
     }
   }
 }
+
+/// A filter comparing a node with a literal decides from the node as it lies on the tape (no atom built) exactly
+/// as from the parsed value's atom: every kind of node against every kind of literal, each operator, either way
+/// round.
+#[test]
+fn literal_comparisons_on_the_tape_decide_as_on_the_parsed_value() {
+  use crate::core::query::eval::{Budget, Evaluation};
+  use crate::jsonpath_spec::spec_query;
+  let text = r#"[0,-0,1,500,501,499.5,5e2,1e21,-1,12345678901234567890,0.1,1.0e-7,"open","opem","open ","",
+    "\u006fpen","a\"b","é","😀",true,false,null,[],[1],{},{"a":1}]"#;
+  let value: Value = serde_json::from_str(text).expect("JSON");
+  let tape = Tape::build(text).expect("a tape");
+  let literals = [
+    "500",
+    "0",
+    "-0",
+    "1e21",
+    "0.1",
+    "499.5",
+    "12345678901234567890",
+    "'open'",
+    "'opem'",
+    "''",
+    "'é'",
+    "'😀'",
+    "'a\"b'",
+    "true",
+    "false",
+    "null",
+  ];
+  let mut decided = 0;
+  for literal in literals {
+    for op in ["==", "!=", "<", "<=", ">", ">="] {
+      for path in [
+        format!("$[?@ {op} {literal}]"),
+        format!("$[?{literal} {op} @]"),
+      ] {
+        let query = serde_json_path::JsonPath::parse(&path).expect("valid");
+        let spec = spec_query(&query);
+        let on_tape: Vec<String> = Evaluation::new(tape.root(), Budget::for_nodes(tape.nodes()))
+          .select(spec)
+          .expect("runs")
+          .into_iter()
+          .map(|node| {
+            serde_json::from_str::<Value>(node.text())
+              .expect("JSON")
+              .to_string()
+          })
+          .collect();
+        let on_value: Vec<String> = Evaluation::new(&value, Budget::for_nodes(1_000))
+          .select(spec)
+          .expect("runs")
+          .into_iter()
+          .map(Value::to_string)
+          .collect();
+        assert_eq!(on_tape, on_value, "{path}");
+        decided += on_tape.len();
+      }
+    }
+  }
+  assert!(decided > 500, "{decided} nodes selected in all");
+}
