@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::jsonpath_spec::spec_query;
-use answer::{answer, Items, Target};
+use answer::{answer, list_window, Items, Target};
 use eval::{Budget, Evaluation};
 use path::{normalized_path, parse_path, ParsedPath, Step};
 use seek::{seek, Terminal};
@@ -260,18 +260,29 @@ pub(crate) fn run_query_keeping_spans(
     } else {
       tape_for(text, query)?
     };
-    let texts = match select_on_tape(&tape, query) {
-      Ok(texts) => texts,
+    let nodes = match select_nodes_on_tape(&tape, query) {
+      Ok(nodes) => nodes,
       Err(error) => return Some((Err(error), None)),
     };
-    let spans = texts
-      .iter()
-      .map(|node| {
-        let start = (node.as_ptr() as usize - text.as_ptr() as usize) as u32;
-        (start, start + node.len() as u32)
-      })
-      .collect();
-    let outcome = answer_matches(query_text, texts, args, threshold_bytes);
+    // Every match's span is kept for the next pages, but only the page's matches are read: a span is on the
+    // tape, and slicing the text for each match would load two more cache lines of it a match.
+    let spans: Vec<(u32, u32)> = nodes.iter().map(|node| node.span()).collect();
+    let window = list_window(args, nodes.len());
+    let items = Items::Texts {
+      items: nodes[window.clone()]
+        .iter()
+        .map(|node| node.text())
+        .collect(),
+      base: window.start,
+      total: nodes.len(),
+    };
+    let outcome = answer(
+      query_text,
+      Target::List(items),
+      Kind::Array,
+      args,
+      threshold_bytes,
+    );
     Some((outcome, Some((query_text.clone(), spans))))
   };
   through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
@@ -288,9 +299,17 @@ fn select_on_tape<'t>(
   tape: &'t Tape<'t>,
   query: &serde_json_path::JsonPath,
 ) -> CoreResult<Vec<&'t str>> {
-  let budget = Budget::for_nodes(tape.nodes());
-  let matches = Evaluation::new(tape.root(), budget).select(spec_query(query))?;
+  let matches = select_nodes_on_tape(tape, query)?;
   Ok(matches.into_iter().map(TapeNode::text).collect())
+}
+
+/// The nodes `query` selects on the tape of an answer's text.
+fn select_nodes_on_tape<'t>(
+  tape: &'t Tape<'t>,
+  query: &serde_json_path::JsonPath,
+) -> CoreResult<Vec<TapeNode<'t>>> {
+  let budget = Budget::for_nodes(tape.nodes());
+  Evaluation::new(tape.root(), budget).select(spec_query(query))
 }
 
 /// The nodes `query` selects in an answer's text, parsed: through the tape when it reads the text, else from the

@@ -1,5 +1,7 @@
 //! Building the answer `{ path, value, total?, offset?, nextOffset? }`: windows, fields and the size guard.
 
+use std::ops::Range;
+
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -103,6 +105,13 @@ pub(crate) fn window(args: &QueryArgs, default_limit: usize) -> (u64, usize) {
   (start.min(MAX_SAFE_INTEGER), limit)
 }
 
+/// The items of a list of `total` that the page `args` asks for (the window [`answer`] writes).
+pub(crate) fn list_window(args: &QueryArgs, total: usize) -> Range<usize> {
+  let (start, limit) = window(args, DEFAULT_LIST_LIMIT);
+  let first = usize::try_from(start).unwrap_or(usize::MAX).min(total);
+  first..first.saturating_add(limit).min(total)
+}
+
 fn push_counters(out: &mut String, total: u64, offset: u64, next: Option<u64>) {
   out.push_str(",\"total\":");
   out.push_str(&total.to_string());
@@ -154,9 +163,8 @@ fn write_answer(
   match target {
     Target::List(items) => {
       let total = items.len();
-      let (start, limit) = window(args, DEFAULT_LIST_LIMIT);
-      let first = usize::try_from(start).unwrap_or(usize::MAX).min(total);
-      let end = first.saturating_add(limit).min(total);
+      let start = window(args, DEFAULT_LIST_LIMIT).0;
+      let Range { start: first, end } = list_window(args, total);
       let next = (end < total).then_some(end as u64);
       out.push('[');
       let value_start = out.len();

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::answer::{answer, window, Items, Target};
+use super::answer::{answer, list_window, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
 use super::index::{answer_range, certified_arrays, plan};
 use super::path::ParsedPath;
@@ -120,10 +120,9 @@ async fn answer_kept_page(
     return Ok(None);
   };
   let total = spans.len();
-  let (start, limit) = window(args, DEFAULT_LIST_LIMIT);
-  let first = usize::try_from(start).unwrap_or(usize::MAX).min(total);
-  let last = first.saturating_add(limit).min(total);
-  let page = &spans[first..last];
+  let window = list_window(args, total);
+  let first = window.start;
+  let page = &spans[window];
   // Matches need not be in document order (`$[2,0]`): the range runs from the lowest start to the highest end.
   let from = page.iter().map(|&(s, _)| s).min().unwrap_or(0);
   let to = page.iter().map(|&(_, e)| e).max().unwrap_or(0);

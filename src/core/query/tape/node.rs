@@ -23,6 +23,12 @@ impl<'t> TapeNode<'t> {
     &self.tape.entries[self.at as usize]
   }
 
+  /// Where the value's JSON text starts and ends in the answer's text (bytes), read off the tape alone.
+  pub(crate) fn span(self) -> (u32, u32) {
+    let entry = self.entry();
+    (entry.start, entry.end)
+  }
+
   /// The value's JSON text.
   pub(crate) fn text(self) -> &'t str {
     let entry = self.entry();
