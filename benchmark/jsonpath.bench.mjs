@@ -16,6 +16,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
 import { createResultHandles } from '../mcp.mjs';
+import { resultQueryInputShape, resultQueryOutputShape } from '../dist/host/result-query.schema.js';
 import { formatMs, interleaved, ordersAnswer } from './support.mjs';
 
 const STATUSES = ['open', 'shipped', 'delivered', 'returned'];
@@ -84,24 +85,18 @@ function jsQuery({ id, query, offset }) {
   return JSON.stringify(out);
 }
 
-/** A server whose `page_floor` tool answers page `page` with `texts[page]`, as result_query answers (same schemas). */
+/**
+ * A server whose `page_floor` tool answers with `texts[offset]`, already written, as result_query answers: with
+ * result_query's own input and output schemas.
+ */
 function pageFloorServer(texts) {
   const server = new McpServer({ name: 'bench-floor', version: '1.0.0' });
   server.registerTool(
     'page_floor',
-    {
-      inputSchema: { handle: z.unknown(), path: z.unknown().optional(), page: z.number() },
-      outputSchema: {
-        path: z.string(),
-        value: z.unknown(),
-        total: z.number().optional(),
-        offset: z.number().optional(),
-        nextOffset: z.number().optional(),
-      },
-    },
-    async ({ page }) => ({
-      content: [{ type: 'text', text: texts[page] }],
-      structuredContent: JSON.parse(texts[page]),
+    { inputSchema: resultQueryInputShape(z), outputSchema: resultQueryOutputShape(z) },
+    async ({ offset }) => ({
+      content: [{ type: 'text', text: texts[offset] }],
+      structuredContent: JSON.parse(texts[offset]),
     }),
   );
   return server;
@@ -208,7 +203,7 @@ async function main() {
   const floor = await connected(pageFloorServer(pageTexts.slice(0, pages)));
   const floorStarted = performance.now();
   for (let page = 0; page < pages; page++) {
-    const result = await floor.callTool({ name: 'page_floor', arguments: { handle: 'h', path: filter, page } });
+    const result = await floor.callTool({ name: 'page_floor', arguments: { handle: 'h', path: filter, offset: page } });
     if (result.structuredContent === undefined) throw new Error('the floor tool lost its structuredContent');
   }
   const floorMs = performance.now() - floorStarted;

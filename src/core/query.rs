@@ -149,8 +149,8 @@ fn query_text(
       text: query_text,
     } => {
       if let Some(tape) = tape_for(text, query) {
-        let texts = select_on_tape(&tape, query)?;
-        return answer_matches(query_text, texts, args, threshold_bytes);
+        let nodes = select_nodes_on_tape(&tape, query)?;
+        return answer_matches(query_text, &nodes, args, threshold_bytes);
       }
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
       let matches = select_in_value(query, &value)?;
@@ -209,18 +209,22 @@ pub fn run_query_value(
   }
 }
 
-/// The answer for every match of a JSONPath query (`query_text`, as run), given as their JSON text.
+/// The answer for every match of a JSONPath query (`query_text`, as run) on the tape. Only the page's matches are
+/// sliced from the text: a match's text is read only when it lands in the page.
 fn answer_matches(
   query_text: &str,
-  texts: Vec<&str>,
+  nodes: &[TapeNode],
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> CoreResult<String> {
-  let total = texts.len();
+  let window = list_window(args, nodes.len());
   let items = Items::Texts {
-    items: texts,
-    base: 0,
-    total,
+    items: nodes[window.clone()]
+      .iter()
+      .map(|node| node.text())
+      .collect(),
+    base: window.start,
+    total: nodes.len(),
   };
   answer(
     query_text,
@@ -264,25 +268,10 @@ pub(crate) fn run_query_keeping_spans(
       Ok(nodes) => nodes,
       Err(error) => return Some((Err(error), None)),
     };
-    // Every match's span is kept for the next pages, but only the page's matches are read: a span is on the
-    // tape, and slicing the text for each match would load two more cache lines of it a match.
-    let spans: Vec<(u32, u32)> = nodes.iter().map(|node| node.span()).collect();
-    let window = list_window(args, nodes.len());
-    let items = Items::Texts {
-      items: nodes[window.clone()]
-        .iter()
-        .map(|node| node.text())
-        .collect(),
-      base: window.start,
-      total: nodes.len(),
-    };
-    let outcome = answer(
-      query_text,
-      Target::List(items),
-      Kind::Array,
-      args,
-      threshold_bytes,
-    );
+    // Every match's span is kept for the next pages, read off the tape (slicing the text for each match would
+    // load two more cache lines of it a match).
+    let spans = nodes.iter().map(|node| node.span()).collect();
+    let outcome = answer_matches(query_text, &nodes, args, threshold_bytes);
     Some((outcome, Some((query_text.clone(), spans))))
   };
   through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))

@@ -159,30 +159,27 @@ fn seal_version(
   prefix: [u8; NONCE_PREFIX_LEN],
   version: u8,
 ) -> CoreResult<Vec<u8>> {
-  let (header, _, total) = record_header(plaintext.len(), prefix, version)?;
+  let (header, chunks, total) = record_header(plaintext.len(), prefix, version)?;
   let aad = aad(&header.bytes, keys);
+  let sealer = ChunkSealer {
+    keys,
+    aad: &aad,
+    prefix: &prefix,
+    chunks,
+  };
   let cipher = keys.cipher();
+  let chunk_size = usize::try_from(header.chunk_size).map_err(|_| too_large())?;
 
   let mut out = Vec::with_capacity(total);
   out.extend_from_slice(&header.bytes);
-  let chunk_size = usize::try_from(header.chunk_size).map_err(|_| too_large())?;
-  let mut pieces: Vec<&[u8]> = plaintext.chunks(chunk_size).collect();
-  if pieces.is_empty() {
-    pieces.push(&[]);
-  }
-  let last_index = pieces.len() - 1;
-  for (index, piece) in pieces.into_iter().enumerate() {
-    let counter = u32::try_from(index).map_err(|_| too_large())?;
+  // At least one chunk: an empty answer is one empty chunk with its tag.
+  let mut pieces = plaintext.chunks(chunk_size);
+  for index in 0..chunks {
     let start = out.len();
-    out.extend_from_slice(piece);
-    let tag = cipher
-      .seal(
-        nonce(&prefix, counter, index == last_index),
-        &aad,
-        &mut out[start..],
-      )
-      .ok_or_else(too_large)?;
-    out.extend_from_slice(&tag);
+    out.extend_from_slice(pieces.next().unwrap_or_default());
+    let end = out.len();
+    out.resize(end + TAG_LEN, 0);
+    sealer.encrypt(&cipher, &mut out, start..end, index)?;
   }
   Ok(out)
 }

@@ -321,13 +321,13 @@ impl<'a, N: Node<'a>> Evaluation<N> {
   fn compare(&mut self, comparison: &ComparisonExpr, current: N) -> CoreResult<bool> {
     // The common case, a singular query against a literal (or another singular query), goes straight to the two
     // sides; the same steps in the same order as through operands, without moving operands around.
-    if let Some(outcome) = self.compare_with_literal(comparison, current)? {
-      return Ok(outcome);
-    }
     let direct = |c: &Comparable| !matches!(c, Comparable::FunctionExpr(_));
     if direct(&comparison.left) && direct(&comparison.right) {
       let left = self.direct_side(&comparison.left, current)?;
       let right = self.direct_side(&comparison.right, current)?;
+      if let Some(outcome) = decide_on_literal(comparison.op, &left, &right) {
+        return Ok(outcome);
+      }
       return Ok(decide(
         comparison.op,
         &direct_value(left)?,
@@ -338,37 +338,6 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     let right = self.comparable(&comparison.right, current)?;
     let (left, right) = (comparison_side(&left)?, comparison_side(&right)?);
     Ok(decide(comparison.op, &left, &right))
-  }
-
-  /// The commonest filter, a singular query against a literal (`@.amount > 500`, `'open' == @.status`), decided
-  /// from the node as it lies when it can be ([`Node::literal_facts`]); `None` for any other comparison. The same
-  /// steps, budget and outcome as [`Evaluation::compare`]'s.
-  fn compare_with_literal(
-    &mut self,
-    comparison: &ComparisonExpr,
-    current: N,
-  ) -> CoreResult<Option<bool>> {
-    let (query, literal, node_on_left) = match (&comparison.left, &comparison.right) {
-      (Comparable::SingularQuery(query), Comparable::Literal(literal)) => (query, literal, true),
-      (Comparable::Literal(literal), Comparable::SingularQuery(query)) => (query, literal, false),
-      _ => return Ok(None),
-    };
-    let node = match self.singular(query, current)? {
-      Operand::Node(node) => node,
-      _ => return Ok(Some(nothing_against_literal(comparison.op))),
-    };
-    if let Some(facts) = node.literal_facts(literal) {
-      return Ok(Some(facts.decide(comparison.op, node_on_left)));
-    }
-    let (node, literal) = (
-      Side::Value(node.atom()?),
-      Side::Value(Atom::of_literal(literal)),
-    );
-    Ok(Some(if node_on_left {
-      decide(comparison.op, &node, &literal)
-    } else {
-      decide(comparison.op, &literal, &node)
-    }))
   }
 
   /// A literal, or the node a singular query names (`None`: nothing); never called on a function.
@@ -445,10 +414,19 @@ fn decide_by(
   }
 }
 
-/// [`decide`] for a singular query that names nothing against a literal (either way round: nothing is of no
-/// type, so neither side is less).
-fn nothing_against_literal(op: ComparisonOperator) -> bool {
-  decide_by(op, || false, || false, || false)
+/// The commonest filter, a node against a literal (`@.amount > 500`, `'open' == @.status`), decided from the node
+/// as it lies ([`Node::literal_facts`]) when it can be; `None` for any other pair of sides, or when only the node's
+/// atom can tell.
+fn decide_on_literal<'a, N: Node<'a>>(
+  op: ComparisonOperator,
+  left: &Result<&Literal, Option<N>>,
+  right: &Result<&Literal, Option<N>>,
+) -> Option<bool> {
+  match (left, right) {
+    (Err(Some(node)), Ok(literal)) => Some(node.literal_facts(literal)?.decide(op, true)),
+    (Ok(literal), Err(Some(node))) => Some(node.literal_facts(literal)?.decide(op, false)),
+    _ => None,
+  }
 }
 
 impl LiteralFacts {
