@@ -116,21 +116,6 @@ fn too_large() -> CoreError {
     .with_remedy("Return a smaller answer.")
 }
 
-/// The header of a record of `version` sealing `plaintext_len` bytes, with its chunk count and its length.
-fn record_header(
-  plaintext_len: usize,
-  prefix: [u8; NONCE_PREFIX_LEN],
-  version: u8,
-) -> CoreResult<(RecordHeader, usize, usize)> {
-  let header = u64::try_from(plaintext_len)
-    .ok()
-    .and_then(|len| RecordHeader::new(version, prefix, len).ok())
-    .ok_or_else(too_large)?;
-  let chunks = usize::try_from(header.chunk_count()).map_err(|_| too_large())?;
-  let total = usize::try_from(header.record_len()).map_err(|_| too_large())?;
-  Ok((header, chunks, total))
-}
-
 /// [`seal`] with a given nonce prefix: for known-answer tests only; a prefix must never repeat under one key.
 pub fn seal_with_prefix(
   keys: &RecordKeys,
@@ -159,14 +144,7 @@ fn seal_version(
   prefix: [u8; NONCE_PREFIX_LEN],
   version: u8,
 ) -> CoreResult<Vec<u8>> {
-  let (header, chunks, total) = record_header(plaintext.len(), prefix, version)?;
-  let aad = aad(&header.bytes, keys);
-  let sealer = ChunkSealer {
-    keys,
-    aad: &aad,
-    prefix: &prefix,
-    chunks,
-  };
+  let (sealer, header, total) = ChunkSealer::new(keys, plaintext.len(), prefix, version)?;
   let cipher = keys.cipher();
   let chunk_size = usize::try_from(header.chunk_size).map_err(|_| too_large())?;
 
@@ -174,7 +152,7 @@ fn seal_version(
   out.extend_from_slice(&header.bytes);
   // At least one chunk: an empty answer is one empty chunk with its tag.
   let mut pieces = plaintext.chunks(chunk_size);
-  for index in 0..chunks {
+  for index in 0..sealer.chunks {
     let start = out.len();
     out.extend_from_slice(pieces.next().unwrap_or_default());
     let end = out.len();
@@ -195,14 +173,8 @@ pub fn seal_in_place_with_prefix(
   prefix: [u8; NONCE_PREFIX_LEN],
 ) -> CoreResult<Vec<u8>> {
   let plaintext_len = buffer.len();
-  let (header, chunks, total) = record_header(plaintext_len, prefix, VERSION_2)?;
-  let aad = aad(&header.bytes, keys);
-  let sealer = ChunkSealer {
-    keys,
-    aad: &aad,
-    prefix: &prefix,
-    chunks,
-  };
+  let (sealer, header, total) = ChunkSealer::new(keys, plaintext_len, prefix, VERSION_2)?;
+  let chunks = sealer.chunks;
   buffer.resize(total, 0);
   let half = if plaintext_len < PARALLEL_SEAL_BYTES {
     chunks
@@ -247,12 +219,35 @@ fn move_chunk(buffer: &mut [u8], index: usize, plaintext_len: usize) -> std::ops
 /// What sealing each chunk of one record needs.
 struct ChunkSealer<'a> {
   keys: &'a RecordKeys,
-  aad: &'a [u8],
-  prefix: &'a [u8; NONCE_PREFIX_LEN],
+  aad: [u8; HEADER_LEN + KEY_LEN],
+  prefix: [u8; NONCE_PREFIX_LEN],
   chunks: usize,
 }
 
-impl ChunkSealer<'_> {
+impl<'a> ChunkSealer<'a> {
+  /// The sealer of a record of `version` holding `plaintext_len` bytes under `keys`, the record's header, and the
+  /// record's length.
+  fn new(
+    keys: &'a RecordKeys,
+    plaintext_len: usize,
+    prefix: [u8; NONCE_PREFIX_LEN],
+    version: u8,
+  ) -> CoreResult<(Self, RecordHeader, usize)> {
+    let header = u64::try_from(plaintext_len)
+      .ok()
+      .and_then(|len| RecordHeader::new(version, prefix, len).ok())
+      .ok_or_else(too_large)?;
+    let chunks = usize::try_from(header.chunk_count()).map_err(|_| too_large())?;
+    let total = usize::try_from(header.record_len()).map_err(|_| too_large())?;
+    let sealer = ChunkSealer {
+      keys,
+      aad: aad(&header.bytes, keys),
+      prefix,
+      chunks,
+    };
+    Ok((sealer, header, total))
+  }
+
   /// Encrypts chunk `index` where it lies (`piece`) and writes its tag right after it.
   fn encrypt(
     &self,
@@ -265,8 +260,8 @@ impl ChunkSealer<'_> {
     let end = piece.end;
     let tag = cipher
       .seal(
-        nonce(self.prefix, counter, index + 1 == self.chunks),
-        self.aad,
+        nonce(&self.prefix, counter, index + 1 == self.chunks),
+        &self.aad,
         &mut buffer[piece],
       )
       .ok_or_else(too_large)?;
