@@ -30,6 +30,9 @@ mod walk;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
+use serde_json_path_core::spec::query::{Query, QueryKind};
+use serde_json_path_core::spec::segment::{QuerySegmentKind, Segment};
+use serde_json_path_core::spec::selector::Selector;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::jsonpath_spec::spec_query;
@@ -238,6 +241,9 @@ fn answer_matches(
 /// A JSONPath query as run, and the byte spans of its matches in the answer's text, in order.
 pub(crate) type QuerySpans = (String, Vec<(u32, u32)>);
 
+/// An answer to a query on the tape, and its matches' byte spans (`None` when the evaluation failed).
+type TapeAnswer = (CoreResult<String>, Option<Vec<(u32, u32)>>);
+
 /// [`run_query`], and, for a JSONPath query that can select several nodes and was read through the tape, where
 /// its matches are in the answer's text (byte spans, in order), so later pages can read just their own range.
 /// `certified`: the long arrays of the answer's path index, when it certifies the answer is JSON (see
@@ -258,23 +264,107 @@ pub(crate) fn run_query_keeping_spans(
       return None;
     };
     let text = std::str::from_utf8(answer_json).ok()?;
-    let tape = if let Some(arrays) = certified {
-      let spec = spec_query(query);
-      Tape::build_clean_naming(text, reach::reach(spec), &reach::names(spec), arrays)?
-    } else {
-      tape_for(text, query)?
-    };
-    let nodes = match select_nodes_on_tape(&tape, query) {
-      Ok(nodes) => nodes,
-      Err(error) => return Some((Err(error), None)),
-    };
-    // Every match's span is kept for the next pages, read off the tape (slicing the text for each match would
-    // load two more cache lines of it a match).
-    let spans = nodes.iter().map(|node| node.span()).collect();
-    let outcome = answer_matches(query_text, &nodes, args, threshold_bytes);
-    Some((outcome, Some((query_text.clone(), spans))))
+    let (outcome, spans) = answer_on_tape(
+      text,
+      spec_query(query),
+      query_text,
+      args,
+      threshold_bytes,
+      certified,
+    )?;
+    Some((outcome, spans.map(|spans| (query_text.clone(), spans))))
   };
   through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
+}
+
+/// The leading steps of a JSONPath query that each name one child (`$.orders`, `$['a'][3]`): what a fragment of
+/// the answer may stand for (see [`index::fragment`]).
+pub(crate) fn child_steps(query: &serde_json_path::JsonPath) -> Vec<index::ChildStep<'_>> {
+  spec_query(query)
+    .segments
+    .iter()
+    .map_while(|segment| {
+      if segment.kind != QuerySegmentKind::Child {
+        return None;
+      }
+      match &segment.segment {
+        Segment::DotName(name) => Some(index::ChildStep::Name(name)),
+        Segment::LongHand(selectors) => match selectors.as_slice() {
+          [Selector::Name(name)] => Some(index::ChildStep::Name(name.as_str())),
+          [Selector::Index(at)] => Some(index::ChildStep::Index(eval::integer(at.0))),
+          _ => None,
+        },
+        Segment::Wildcard => None,
+      }
+    })
+    .collect()
+}
+
+/// [`run_query_keeping_spans`] on a fragment of a certified answer (`fragment`, its text, starting at byte
+/// `fragment_start` of the answer; see [`index::Fragment`]) that the query's first `steps` steps lead to: the
+/// query's other segments are evaluated from it, and the match spans are given in the answer. A query whose
+/// filters read from the root (`$…`) is not run here. `None` when the whole answer must decide: the tape does not
+/// read the fragment, or the evaluation fails (its budget grows with the nodes it may read, so only the whole
+/// answer's gives the whole read's outcome).
+pub(crate) fn run_fragment_query_keeping_spans(
+  fragment: &[u8],
+  fragment_start: u64,
+  steps: usize,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+  arrays: &[index::LongArray],
+) -> Option<(CoreResult<String>, QuerySpans)> {
+  let ParsedPath::Query {
+    query,
+    text: query_text,
+  } = args.path.parsed()
+  else {
+    return None;
+  };
+  let segments = spec_query(query).segments.get(steps..)?;
+  if reach::refers_to_root(segments) {
+    return None;
+  }
+  let rest = Query {
+    kind: QueryKind::Root,
+    segments: segments.to_vec(),
+  };
+  let text = std::str::from_utf8(fragment).ok()?;
+  let (outcome, spans) =
+    answer_on_tape(text, &rest, query_text, args, threshold_bytes, Some(arrays))?;
+  let offset = u32::try_from(fragment_start).ok()?;
+  let spans = spans?
+    .into_iter()
+    .map(|(start, end)| Some((start.checked_add(offset)?, end.checked_add(offset)?)))
+    .collect::<Option<_>>()?;
+  Some((outcome, (query_text.clone(), spans)))
+}
+
+/// `query` (as run: `query_text`) evaluated on the tape of `text` (certified when `certified` names its long
+/// arrays), answered for `args`, with the byte spans of every match; the spans are `None` when the evaluation
+/// failed, and the whole is `None` when the tape does not read the text.
+fn answer_on_tape(
+  text: &str,
+  query: &Query,
+  query_text: &str,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+  certified: Option<&[index::LongArray]>,
+) -> Option<TapeAnswer> {
+  let (reach, names) = (reach::reach(query), reach::names(query));
+  let tape = match certified {
+    Some(arrays) => Tape::build_clean_naming(text, reach, &names, arrays)?,
+    None => Tape::build_naming(text, reach, &names)?,
+  };
+  let nodes = match select_spec_on_tape(&tape, query) {
+    Ok(nodes) => nodes,
+    Err(error) => return Some((Err(error), None)),
+  };
+  // Every match's span is kept for the next pages, read off the tape (slicing the text for each match would
+  // load two more cache lines of it a match).
+  let spans = nodes.iter().map(|node| node.span()).collect();
+  let outcome = answer_matches(query_text, &nodes, args, threshold_bytes);
+  Some((outcome, Some(spans)))
 }
 
 /// The tape of `text` as deep as `query` looks; `None` when the full read must answer (see `tape`).
@@ -297,8 +387,13 @@ fn select_nodes_on_tape<'t>(
   tape: &'t Tape<'t>,
   query: &serde_json_path::JsonPath,
 ) -> CoreResult<Vec<TapeNode<'t>>> {
+  select_spec_on_tape(tape, spec_query(query))
+}
+
+/// [`select_nodes_on_tape`] for a spec query.
+fn select_spec_on_tape<'t>(tape: &'t Tape<'t>, query: &Query) -> CoreResult<Vec<TapeNode<'t>>> {
   let budget = Budget::for_nodes(tape.nodes());
-  Evaluation::new(tape.root(), budget).select(spec_query(query))
+  Evaluation::new(tape.root(), budget).select(query)
 }
 
 /// The nodes `query` selects in an answer's text, parsed: through the tape when it reads the text, else from the

@@ -371,13 +371,16 @@ pub fn open_span(
     return Err(OpenError::Malformed);
   }
   let chunks = sealed_chunks(header, span.first_chunk, &bytes)?;
-  let plain = decrypt_where_read(keys, header, bytes, 0, &chunks)?;
+  let mut plain = decrypt_where_read(keys, header, bytes, 0, &chunks)?;
   let skip = usize::try_from(span.skip).map_err(|_| OpenError::Malformed)?;
   let take = usize::try_from(span.take).map_err(|_| OpenError::Malformed)?;
-  plain
-    .get(skip..skip + take)
-    .map(<[u8]>::to_vec)
-    .ok_or(OpenError::Malformed)
+  if plain.len() < skip.saturating_add(take) {
+    return Err(OpenError::Malformed);
+  }
+  // In place: a long range (a query's fragment) is moved down once, not copied to fresh memory.
+  plain.truncate(skip + take);
+  plain.drain(..skip);
+  Ok(plain)
 }
 
 /// Decrypts consecutive chunks starting at `first_chunk`; `bytes` holds exactly those chunks (ciphertext ‖ tag each).

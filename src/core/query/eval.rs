@@ -582,7 +582,7 @@ impl<'a, N: Node<'a>> Evaluation<N> {
 }
 
 /// The spec's integers are within ±(2^53 − 1).
-fn integer(value: Integer) -> i64 {
+pub(crate) fn integer(value: Integer) -> i64 {
   if value >= 0 {
     usize::try_from(value).map_or(i64::MAX, |v| v as i64)
   } else {

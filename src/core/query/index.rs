@@ -167,6 +167,91 @@ pub(crate) fn certified_arrays(index: &[u8], answer_len: usize) -> Option<Vec<Lo
   Some(arrays)
 }
 
+/// A query step that names one child: a member by name, or an array item by index (negative from the end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChildStep<'q> {
+  Name(&'q str),
+  Index(i64),
+}
+
+/// A container of a certified answer that a query may be read from instead of the whole answer: the deepest node
+/// the index records along the query's first steps (only large nodes are recorded, so it may stand for fewer
+/// steps than the query has).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Fragment {
+  /// How many of the query's first steps lead to it (at least one).
+  pub steps: usize,
+  /// Its byte span in the answer: from its opening bracket to just past its closing one.
+  pub start: u64,
+  pub end: u64,
+  pub object: bool,
+  /// The long arrays inside it, as [`certified_arrays`] gives them for the fragment alone (offsets from its
+  /// start, levels from it).
+  pub arrays: Vec<LongArray>,
+}
+
+/// The fragment of the answer that `steps` lead into (see [`Fragment`]), when `index` certifies the answer as
+/// JSON and the fragment leaves out at least a quarter of it; `None` otherwise, or when the index records no
+/// container along the first step. (Reading a fragment moves it once more than reading the whole answer does, which
+/// costs less than reading, decrypting and passing over a quarter of the answer.)
+pub(crate) fn fragment(index: &[u8], steps: &[ChildStep]) -> Option<Fragment> {
+  let (flags, answer_len) = codec::header(index)?;
+  if flags & CERTIFIED_JSON == 0 {
+    return None;
+  }
+  let (_, root) = codec::decode(index)?;
+  let mut node = &root;
+  let mut deepest = None;
+  for (taken, step) in steps.iter().enumerate() {
+    let child = match (node, *step) {
+      (Node::Object { children, .. }, ChildStep::Name(name)) => children
+        .iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, child)| child),
+      (Node::Array { len, children, .. }, ChildStep::Index(index)) => {
+        let at = if index >= 0 {
+          Some(index.unsigned_abs())
+        } else {
+          len.checked_sub(index.unsigned_abs())
+        };
+        at.and_then(|at| children.iter().find(|(i, _)| *i == at))
+          .map(|(_, child)| child)
+      }
+      _ => None,
+    };
+    let Some(child) = child else {
+      break;
+    };
+    node = child;
+    if !matches!(node, Node::Text { .. }) {
+      deepest = Some((taken + 1, node));
+    }
+  }
+  let (steps, node) = deepest?;
+  let (start, end, object) = match node {
+    Node::Array { start, end, .. } => (*start, *end, false),
+    Node::Object { start, end, .. } => (*start, *end, true),
+    Node::Text { .. } => return None,
+  };
+  if (end - start).saturating_mul(4) > answer_len.saturating_mul(3) {
+    return None;
+  }
+  let mut arrays = Vec::new();
+  collect_arrays(node, 0, &mut arrays);
+  for array in &mut arrays {
+    array.start -= start;
+    array.end -= start;
+    array.item_starts.iter_mut().for_each(|at| *at -= start);
+  }
+  Some(Fragment {
+    steps,
+    start,
+    end,
+    object,
+    arrays,
+  })
+}
+
 fn collect_arrays(node: &Node, depth: usize, out: &mut Vec<LongArray>) {
   match node {
     Node::Array {

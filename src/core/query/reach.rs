@@ -6,7 +6,7 @@
 
 use serde_json_path_core::spec::functions::{FunctionExpr, FunctionExprArg, Validated};
 use serde_json_path_core::spec::query::{Query, QueryKind};
-use serde_json_path_core::spec::segment::{QuerySegmentKind, Segment};
+use serde_json_path_core::spec::segment::{QuerySegment, QuerySegmentKind, Segment};
 use serde_json_path_core::spec::selector::filter::{
   BasicExpr, Comparable, LogicalOrExpr, SingularQuery, SingularQueryKind, SingularQuerySegment,
 };
@@ -96,6 +96,57 @@ fn function_reach(
     deepest = deepest.max(reach);
   }
   Some(deepest)
+}
+
+/// Whether a filter anywhere in `segments` holds an absolute query (`$…`), which reads from the answer's root
+/// whatever node the segments are applied to.
+pub(crate) fn refers_to_root(segments: &[QuerySegment]) -> bool {
+  segments.iter().any(|segment| match &segment.segment {
+    Segment::LongHand(selectors) => selectors.iter().any(|selector| match selector {
+      Selector::Filter(filter) => logical_refers_to_root(&filter.0),
+      _ => false,
+    }),
+    Segment::DotName(_) | Segment::Wildcard => false,
+  })
+}
+
+fn logical_refers_to_root(expr: &LogicalOrExpr) -> bool {
+  expr
+    .0
+    .iter()
+    .flat_map(|and| &and.0)
+    .any(|basic| match basic {
+      BasicExpr::Paren(inner) | BasicExpr::NotParen(inner) => logical_refers_to_root(inner),
+      BasicExpr::Relation(comparison) => {
+        comparable_refers_to_root(&comparison.left) || comparable_refers_to_root(&comparison.right)
+      }
+      BasicExpr::Exist(exist) | BasicExpr::NotExist(exist) => query_refers_to_root(&exist.0),
+      BasicExpr::FuncExpr(function) | BasicExpr::NotFuncExpr(function) => {
+        function_refers_to_root(function)
+      }
+    })
+}
+
+fn query_refers_to_root(query: &Query) -> bool {
+  query.kind == QueryKind::Root || refers_to_root(&query.segments)
+}
+
+fn comparable_refers_to_root(comparable: &Comparable) -> bool {
+  match comparable {
+    Comparable::Literal(_) => false,
+    Comparable::SingularQuery(query) => query.kind == SingularQueryKind::Absolute,
+    Comparable::FunctionExpr(function) => function_refers_to_root(function),
+  }
+}
+
+fn function_refers_to_root(function: &FunctionExpr<Validated>) -> bool {
+  function.args.iter().any(|argument| match argument {
+    FunctionExprArg::Literal(_) => false,
+    FunctionExprArg::SingularQuery(query) => query.kind == SingularQueryKind::Absolute,
+    FunctionExprArg::FilterQuery(query) => query_refers_to_root(query),
+    FunctionExprArg::LogicalExpr(expr) => logical_refers_to_root(expr),
+    FunctionExprArg::FunctionExpr(inner) => function_refers_to_root(inner),
+  })
 }
 
 /// The member names a query can select at each level (the root is level 0), so that the tape records, at a level
@@ -277,6 +328,38 @@ mod tests {
     assert_eq!(of("$.a[?!(@.b || @.c.d)]"), Some(4));
     assert_eq!(of("$..tags[2]"), None);
     assert_eq!(of("$.a[?@..b]"), None);
+  }
+
+  fn refers(path: &str) -> bool {
+    refers_to_root(&spec_query(&JsonPath::parse(path).expect("valid")).segments)
+  }
+
+  #[test]
+  fn finds_absolute_queries_in_filters_at_any_depth() {
+    for path in [
+      "$.a[?@.b == $.c]",
+      "$.a[?$.c]",
+      "$.a[?!(@.b || $.c.d)]",
+      "$.a[?length($.b) > 1]",
+      "$.a[?count($[*]) > 1]",
+      "$.a[?@[?$.x]]",
+      "$.a[?match(@.b, $.pattern)]",
+      "$.a..b[?@.c > $.d]",
+      "$.a[?value(@[?$.x]) == 1]",
+    ] {
+      assert!(refers(path), "{path}");
+    }
+    for path in [
+      "$",
+      "$.a.b",
+      "$.orders[?@.status=='open' && @.amount > 500]",
+      "$..tags[2]",
+      "$.a[?@[?@.x]]",
+      "$.a[?length(@.b) > 1]",
+      "$.a[?@.b == '$.c']",
+    ] {
+      assert!(!refers(path), "{path}");
+    }
   }
 
   fn selects(path: &str, level: usize, key: Option<&str>) -> bool {

@@ -7,10 +7,13 @@ use std::sync::Arc;
 
 use super::answer::{answer, list_window, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
-use super::index::{answer_range, certified_arrays, plan};
+use super::index::{answer_range, certified_arrays, fragment, plan, ChildStep};
 use super::path::ParsedPath;
 use super::walk::Kind;
-use super::{handle_not_found, run_query_keeping_spans};
+use super::{
+  child_steps, handle_not_found, run_fragment_query_keeping_spans, run_query_keeping_spans,
+  QuerySpans,
+};
 use crate::core::error::{CoreError, CoreResult};
 use crate::core::store::{HandleStore, Owner};
 
@@ -40,12 +43,27 @@ pub async fn query_stored(
   tokio::task::yield_now().await;
   // A JSONPath query reads the path index beside the answer: it may certify the answer's grammar (see
   // `index::certified_arrays`), which spares the tape checking what the query cannot reach, and names the long
-  // arrays whose items the tape may read on two threads.
+  // arrays whose items the tape may read on two threads. A query whose first steps name one child each
+  // (`$.orders[?…]`) reads the index first: it may name the part of the answer to read instead of the whole.
   let (answer, index) = match args.path.parsed() {
-    ParsedPath::Query { .. } => tokio::join!(
-      store.read(&args.handle, owner),
-      store.read_index(&args.handle, owner)
-    ),
+    ParsedPath::Query { query, .. } => {
+      let steps = child_steps(query);
+      if steps.is_empty() {
+        tokio::join!(
+          store.read(&args.handle, owner),
+          store.read_index(&args.handle, owner)
+        )
+      } else {
+        let index = store.read_index(&args.handle, owner).await;
+        let in_index = index.as_ref().ok().and_then(Option::as_deref);
+        if let Some(outcome) =
+          answer_from_fragment(store, &args, owner, threshold_bytes, in_index, &steps).await?
+        {
+          return outcome;
+        }
+        (store.read(&args.handle, owner).await, index)
+      }
+    }
     ParsedPath::Steps(_) => (store.read(&args.handle, owner).await, Ok(None)),
   };
   let answer = answer?.ok_or_else(handle_not_found)?;
@@ -57,25 +75,82 @@ pub async fn query_stored(
   // Querying the whole answer is the costly part: one at a time per owner (taken after the read, so a slow store
   // does not make an owner's queries wait on each other's I/O).
   let _turn = store.query_turns().take(owner).await?;
-  let (handle, owner, limit) = (
-    args.handle.clone(),
-    owner.clone(),
-    window(&args, DEFAULT_LIST_LIMIT).1,
-  );
+  let limit = window(&args, DEFAULT_LIST_LIMIT).1;
+  let handle = args.handle.clone();
   let (outcome, spans) = tokio::task::spawn_blocking(move || {
     run_query_keeping_spans(&answer, &args, threshold_bytes, certified.as_deref())
   })
   .await
   .map_err(|_| CoreError::internal("The query failed inside the engine."))?;
-  // Worth keeping when there is a next page to read.
-  if let (Ok(_), Some((query, spans))) = (&outcome, spans) {
-    if spans.len() > limit {
-      store
-        .match_pages()
-        .put(&handle, &owner, &query, Arc::new(spans));
-    }
+  if let Some(spans) = spans {
+    keep_match_spans(store, &handle, owner, &outcome, spans, limit);
   }
   outcome
+}
+
+/// Keeps a first query's match spans for its next pages, when it answered and there is a next page to read.
+fn keep_match_spans(
+  store: &HandleStore,
+  handle: &str,
+  owner: &Owner,
+  outcome: &CoreResult<String>,
+  (query, spans): QuerySpans,
+  limit: usize,
+) {
+  if outcome.is_ok() && spans.len() > limit {
+    store
+      .match_pages()
+      .put(handle, owner, &query, Arc::new(spans));
+  }
+}
+
+/// Answers a JSONPath query from the fragment of the answer its first steps lead to, as the index names it
+/// (`index::fragment`): reads and decrypts only that byte range. `None` when the index names none, the range is not
+/// the container it promised, or the whole answer must decide (see `run_fragment_query_keeping_spans`).
+async fn answer_from_fragment(
+  store: &HandleStore,
+  args: &QueryArgs,
+  owner: &Owner,
+  threshold_bytes: usize,
+  index: Option<&[u8]>,
+  steps: &[ChildStep<'_>],
+) -> CoreResult<Option<CoreResult<String>>> {
+  let Some(fragment) = index.and_then(|index| fragment(index, steps)) else {
+    return Ok(None);
+  };
+  let text = store
+    .read_range(&args.handle, owner, fragment.start, fragment.end)
+    .await?
+    .ok_or_else(handle_not_found)?;
+  let (open, close) = if fragment.object {
+    (b'{', b'}')
+  } else {
+    (b'[', b']')
+  };
+  let whole = u64::try_from(text.len()).is_ok_and(|len| len == fragment.end - fragment.start);
+  if !whole || text.first() != Some(&open) || text.last() != Some(&close) {
+    return Ok(None);
+  }
+  let _turn = store.query_turns().take(owner).await?;
+  let limit = window(args, DEFAULT_LIST_LIMIT).1;
+  let owned_args = args.clone();
+  let ran = tokio::task::spawn_blocking(move || {
+    run_fragment_query_keeping_spans(
+      &text,
+      fragment.start,
+      fragment.steps,
+      &owned_args,
+      threshold_bytes,
+      &fragment.arrays,
+    )
+  })
+  .await
+  .map_err(|_| CoreError::internal("The query failed inside the engine."))?;
+  let Some((outcome, spans)) = ran else {
+    return Ok(None);
+  };
+  keep_match_spans(store, &args.handle, owner, &outcome, spans, limit);
+  Ok(Some(outcome))
 }
 
 /// Answers a singular path from the byte range the path index names for it. `None` when there is no index or it

@@ -568,8 +568,8 @@ async fn pages_of_a_filter_read_only_their_range_after_the_first() {
       run_query(text.as_bytes(), &query, 100_000).unwrap(),
       "page at {offset}"
     );
-    // The first page reads the whole answer and, beside it, the path index (whose flag certifies the answer's
-    // grammar); then each page reads the record's header and one range, in one round trip.
+    // The first page reads the path index (whose flag certifies the answer's grammar), then the whole answer (the
+    // items are nearly all of it); then each page reads the record's header and one range, in one round trip.
     assert_eq!(reads, if pages == 0 { 2 } else { 1 }, "page {pages}");
     if pages > 0 {
       // Twenty items of about 100 bytes, within one or two chunks.
@@ -676,4 +676,282 @@ async fn items_spelled_otherwise_read_as_js_prints_them_on_every_route() {
   }
   // The filter's later pages came from its kept match spans.
   assert_eq!(store.match_pages().len(), 1);
+}
+
+// ─── a JSONPath query read from the fragment its first steps lead to ───────
+
+/// `{"log":[…],"data":{"note":…,"items":[…]},"tail":…}`: `count` items beside a log about as large, and a little
+/// after them.
+fn items_beside_a_log(count: usize) -> String {
+  let log: Vec<String> = (0..count)
+    .map(|i| {
+      format!(r#"{{"at":{i},"line":"line {i} of the log, padded to weigh what an item does"}}"#)
+    })
+    .collect();
+  let items: Vec<String> = (0..count)
+    .map(|i| {
+      format!(
+        r#"{{"id":{i},"name":"item {i}","tags":["a","t{}"],"size":{}}}"#,
+        i % 7,
+        i % 100
+      )
+    })
+    .collect();
+  format!(
+    r#"{{"log":[{}],"data":{{"note":"the items","items":[{}]}},"tail":{{"done":true}}}}"#,
+    log.join(","),
+    items.join(",")
+  )
+}
+
+#[test]
+fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps() {
+  let text = items_beside_a_log(3000);
+  let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
+  let items_at = text.find(r#""items":["#).unwrap() + r#""items":"#.len();
+  let data_at = text.find(r#""data":{"#).unwrap() + r#""data":"#.len();
+  let of = |steps: &[ChildStep]| fragment(&index, steps);
+  let items = of(&[ChildStep::Name("data"), ChildStep::Name("items")]).expect("recorded");
+  assert_eq!(
+    (items.steps, items.start, items.object),
+    (2, items_at as u64, false)
+  );
+  assert_eq!(text.as_bytes()[items.end as usize - 1], b']');
+  // Its long array is its own root, offsets from its start: each known item start is an item's `{`.
+  let [array] = items.arrays.as_slice() else {
+    panic!("one long array: {:?}", items.arrays.len())
+  };
+  assert_eq!((array.depth, array.start, array.item_starts[0]), (0, 0, 1));
+  let fragment_text = &text[items.start as usize..items.end as usize];
+  for &at in &array.item_starts {
+    assert!(
+      fragment_text[at as usize..].starts_with(r#"{"id":"#),
+      "{at}"
+    );
+  }
+  // Steps past what the index records stay with the query: `data` holds `items`, which is not named again.
+  let data = of(&[ChildStep::Name("data"), ChildStep::Name("note")]).expect("recorded");
+  assert_eq!(
+    (data.steps, data.start, data.object),
+    (1, data_at as u64, true)
+  );
+  let item = of(&[
+    ChildStep::Name("data"),
+    ChildStep::Name("items"),
+    ChildStep::Index(-1),
+  ]);
+  assert_eq!(
+    item.map(|f| f.steps),
+    Some(2),
+    "an item is small: not recorded"
+  );
+  for steps in [
+    &[ChildStep::Name("tail")][..],
+    &[ChildStep::Name("nothing")],
+    &[ChildStep::Index(0)],
+    &[],
+  ] {
+    assert_eq!(of(steps), None, "{steps:?}");
+  }
+  // Nor one that would leave out less than a quarter of the answer: reading it all costs no more.
+  let mostly_items = format!(r#"{{"data":{},"tail":1}}"#, &text[data_at..text.rfind(r#","tail""#).unwrap()]);
+  let mostly = build_index(&mostly_items, IndexSettings::DEFAULT).expect("indexed");
+  assert_eq!(fragment(&mostly, &[ChildStep::Name("data")]), None);
+  let log_and_items = of(&[ChildStep::Name("data")]).expect("half the answer");
+  assert!(log_and_items.end - log_and_items.start > text.len() as u64 / 3);
+  // An index that does not certify the answer names no fragment (version 1 has no flags).
+  let mut uncertified = index.clone();
+  uncertified[5] &= !CERTIFIED_JSON;
+  assert_eq!(fragment(&uncertified, &[ChildStep::Name("data")]), None);
+}
+
+#[tokio::test]
+async fn a_query_reads_only_the_fragment_its_first_steps_lead_to() {
+  let me = Owner::new(Some("s".into()), None);
+  let text = items_beside_a_log(3000);
+  let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
+  let items_start = text.find(r#""items":["#).unwrap();
+  let items_len = text.rfind(r#"]},"tail""#).unwrap() - items_start;
+  assert!(
+    items_len * 2 < text.len(),
+    "the items are under half the answer"
+  );
+  let (backend, store) = counting_store();
+  let handle = save(&store, &text, &me).await;
+  let bound = index.len() + items_len + 2 * (CHUNK_SIZE + 16) + 64;
+  for path in [
+    "$.data.items[?@.size > 90 && @.name != 'item 5']",
+    "$.data.items[*].tags[1]",
+    "$['data']['items'][10:3000:7].id",
+    "$.data.items..tags[?@ == 't3']",
+    "$.data.items[?@.tags[?@ == 't6']].name",
+    "$.data[*]",
+    "$.data.items[-3:]",
+  ] {
+    for offset in [0u64, 20, 100] {
+      backend.fetched.store(0, Ordering::Relaxed);
+      let query = args(json!({"handle": handle, "path": path, "offset": offset, "limit": 20}));
+      // Errors too: `$.data[*]` selects the whole list, more than one answer may hold.
+      let stored = query_stored(&store, query.clone(), &me, 100_000).await;
+      let whole = run_query(text.as_bytes(), &query, 100_000);
+      assert_eq!(
+        format!("{stored:?}"),
+        format!("{whole:?}"),
+        "{path} at {offset}"
+      );
+      let fetched = backend.fetched.load(Ordering::Relaxed) as usize;
+      assert!(
+        fetched <= bound,
+        "{path} at {offset}: {fetched} bytes of {}",
+        text.len()
+      );
+    }
+  }
+  // A filter reading from the root, and a query with no first step naming a child, read the whole answer.
+  for path in [
+    "$.data.items[?@.id == $.log[2].at]",
+    "$..items[0].id",
+    "$[*].items[0]",
+  ] {
+    backend.fetched.store(0, Ordering::Relaxed);
+    let query = args(json!({"handle": handle, "path": path}));
+    let stored = query_stored(&store, query.clone(), &me, 100_000)
+      .await
+      .unwrap();
+    assert_eq!(
+      stored,
+      run_query(text.as_bytes(), &query, 100_000).unwrap(),
+      "{path}"
+    );
+    assert!(
+      backend.fetched.load(Ordering::Relaxed) as usize >= text.len(),
+      "{path}"
+    );
+  }
+}
+
+#[tokio::test]
+async fn a_repeated_key_on_the_way_leads_where_the_whole_read_goes() {
+  let me = Owner::new(Some("s".into()), None);
+  // The first `data` is large (the index records it, then drops it for the second), the second holds the items.
+  let first = items_beside_a_log(1500).replace(r#""data":"#, r#""first":"#);
+  let second: Vec<String> = (0..8000).map(|i| format!(r#"{{"id":{i}}}"#)).collect();
+  let text = format!(
+    r#"{{"data":{first},"data":{{"items":[{}]}}}}"#,
+    second.join(",")
+  );
+  let (backend, store) = counting_store();
+  let handle = save(&store, &text, &me).await;
+  for path in [
+    "$.data.items[?@.id > 7990]",
+    "$.data.log[?@.at < 3]",
+    "$.data.first.items[*].id",
+  ] {
+    backend.fetched.store(0, Ordering::Relaxed);
+    let query = args(json!({"handle": handle, "path": path}));
+    let stored = query_stored(&store, query.clone(), &me, 100_000)
+      .await
+      .unwrap();
+    assert_eq!(
+      stored,
+      run_query(text.as_bytes(), &query, 100_000).unwrap(),
+      "{path}"
+    );
+    // Only the second `data` was read.
+    assert!(
+      (backend.fetched.load(Ordering::Relaxed) as usize) < text.len() / 2,
+      "{path}"
+    );
+  }
+}
+
+#[tokio::test]
+async fn a_query_that_fails_on_the_fragment_is_answered_by_the_whole_answer() {
+  let me = Owner::new(Some("s".into()), None);
+  // 400 distinct patterns read from the answer: past the regexes one query may compile.
+  let items: Vec<String> = (0..4000)
+    .map(|i| {
+      format!(
+        r#"{{"a":"x{i}","p":"x{}","pad":"................................"}}"#,
+        i % 400
+      )
+    })
+    .collect();
+  let other = format!(r#""{}""#, "-".repeat(300_000));
+  let text = format!(r#"{{"other":{other},"items":[{}]}}"#, items.join(","));
+  let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
+  let query = args(json!({"handle": "h", "path": "$.items[?match(@.a, @.p)]"}));
+  let whole = run_query(text.as_bytes(), &query, 100_000).expect_err("too many regexes");
+  let items = fragment(&index, &[ChildStep::Name("items")]).expect("recorded");
+  let fragment_text = &text.as_bytes()[items.start as usize..items.end as usize];
+  let ran = crate::core::query::run_fragment_query_keeping_spans(
+    fragment_text,
+    items.start,
+    items.steps,
+    &query,
+    100_000,
+    &items.arrays,
+  );
+  assert!(
+    ran.is_none(),
+    "the fragment's evaluation failed: the whole answer decides"
+  );
+  let (_, store) = counting_store();
+  let handle = save(&store, &text, &me).await;
+  let query = QueryArgs {
+    handle: handle.clone(),
+    ..query
+  };
+  let stored = query_stored(&store, query, &me, 100_000)
+    .await
+    .expect_err("the same error");
+  assert_eq!((stored.code, stored.message), (whole.code, whole.message));
+}
+
+proptest! {
+  #![proptest_config(ProptestConfig::with_cases(512))]
+
+  /// A query that continues past a container's path with a segment that can select several nodes (children,
+  /// descendants, a slice, filters, one reading from the root) answers from the fragment as from the whole answer,
+  /// page after page, and its match spans name the same matches in the answer.
+  #[test]
+  fn fragment_and_whole_routes_agree(
+    doc in value(),
+    pretty in any::<bool>(),
+    pick in any::<prop::sample::Index>(),
+    rest in prop::sample::select(&[
+      "[*]", "..*", "[1:]", "[?@ > 1]", "[?@.a]", "[*][?@.b == 'x' || @ == 1]", "..a", "[?@.id == $.data.id]",
+      "[?length(@) > 1]", "[-2:][*]",
+    ][..]),
+    offset in prop::option::of(0u64..30),
+    limit in prop::option::of(1usize..12),
+  ) {
+    let doc = json!({"data": doc.clone(), "list": [doc.clone(), doc]});
+    let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
+    let Some(index) = build_index(&text, TINY) else { return Ok(()) };
+    let mut paths: Vec<Vec<PathElement>> = Vec::new();
+    containers(&doc, &mut Vec::new(), &mut paths);
+    let elements: &Vec<PathElement> = pick.get(&paths);
+    let path = format!("{}{rest}", normalized_path(elements));
+    let mut value = json!({"handle": "h", "path": path});
+    if let Some(offset) = offset { value["offset"] = json!(offset); }
+    if let Some(limit) = limit { value["limit"] = json!(limit); }
+    let query = args(value);
+    let crate::core::query::path::ParsedPath::Query { query: parsed, .. } = query.path.parsed() else {
+      return Ok(());
+    };
+    let Some(fragment) = fragment(&index, &crate::core::query::child_steps(parsed)) else { return Ok(()) };
+    let (start, end) = (fragment.start as usize, fragment.end as usize);
+    let Some((outcome, (_, spans))) = crate::core::query::run_fragment_query_keeping_spans(
+      &text.as_bytes()[start..end], fragment.start, fragment.steps, &query, 100_000, &fragment.arrays,
+    ) else {
+      return Ok(());
+    };
+    let (whole, kept) =
+      crate::core::query::run_query_keeping_spans(text.as_bytes(), &query, 100_000, None);
+    prop_assert_eq!(format!("{outcome:?}"), format!("{whole:?}"), "{} on {}", path, text);
+    if let Some((_, kept)) = kept {
+      prop_assert_eq!(spans, kept, "{}", path);
+    }
+  }
 }
