@@ -6,6 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+
+import { createResultHandles } from '../mcp.mjs';
 import { RespClient, startRestEndpoint, type RestEndpoint } from './setup/redis';
 
 const require = createRequire(import.meta.url);
@@ -159,6 +164,49 @@ describe.each(backends)('$name backend', (backend) => {
         key.endsWith(store.storageKey(handle, 'raw-session-4f2a', 'raw-subject-8c1d').slice(namespace.length + 1)),
       ),
     ).toBe(backend.name !== 'sqlite');
+  });
+
+  it('answers a query on part of a large answer from that part, page after page, as the whole answer reads', async () => {
+    const events = Array.from({ length: 6000 }, (_, i) => ({ at: i, kind: i % 3 ? 'view' : 'click' }));
+    const orders = Array.from({ length: 3000 }, (_, i) => ({ id: i, open: i % 4 === 0, amount: (i * 37) % 1000 }));
+    const answer = { events, orders };
+    const server = new McpServer({ name: 'part', version: '1.0.0' });
+    server.registerTool('log_and_orders', { description: 'events beside orders' }, async () => ({
+      content: [{ type: 'text', text: JSON.stringify(answer) }],
+      structuredContent: answer,
+    }));
+    // A file of its own: the store above owns its SQLite file (WAL mode).
+    const storage =
+      backend.name === 'sqlite' ? { type: 'sqlite', sqlite: { path: join(dir, 'part.db') } } : backend.config();
+    const handles = createResultHandles({ thresholdBytes: 4096, storage: storage as never });
+    handles.attach(server, { connectionSession: true });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'part', version: '1.0.0' });
+    await client.connect(clientSide);
+    try {
+      const folded = await client.callTool({ name: 'log_and_orders', arguments: {} });
+      const handle = (folded.structuredContent as { handle: string }).handle;
+      const read = async (path: string, offset?: number) => {
+        const page = await client.callTool({ name: 'result_query', arguments: { handle, path, offset, limit: 50 } });
+        expect(page.isError, JSON.stringify(page.content)).toBeFalsy();
+        return page.structuredContent as { value: unknown[]; total: number; nextOffset?: number };
+      };
+      // The orders are about a third of the answer: the query reads them alone (the engine's tests count the bytes).
+      const seen: unknown[] = [];
+      let offset: number | undefined;
+      do {
+        const page = await read('$.orders[?@.open == true && @.amount > 500]', offset);
+        seen.push(...page.value);
+        offset = page.nextOffset;
+      } while (offset !== undefined);
+      expect(seen).toEqual(orders.filter((order) => order.open && order.amount > 500));
+      expect((await read('$.orders[-3:].id')).value).toEqual([2997, 2998, 2999]);
+      expect((await read('$.events[?@.at == 5999]')).value).toEqual([events[5999]]);
+    } finally {
+      await client.close();
+      await handles.close();
+    }
   });
 
   it('reads a record tampered with in the store as null', async () => {
