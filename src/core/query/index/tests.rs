@@ -754,7 +754,10 @@ fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps
     assert_eq!(of(steps), None, "{steps:?}");
   }
   // Nor one that would leave out less than a quarter of the answer: reading it all costs no more.
-  let mostly_items = format!(r#"{{"data":{},"tail":1}}"#, &text[data_at..text.rfind(r#","tail""#).unwrap()]);
+  let mostly_items = format!(
+    r#"{{"data":{},"tail":1}}"#,
+    &text[data_at..text.rfind(r#","tail""#).unwrap()]
+  );
   let mostly = build_index(&mostly_items, IndexSettings::DEFAULT).expect("indexed");
   assert_eq!(fragment(&mostly, &[ChildStep::Name("data")]), None);
   let log_and_items = of(&[ChildStep::Name("data")]).expect("half the answer");

@@ -37,7 +37,23 @@ impl<'t> TapeNode<'t> {
 
   fn key_is(self, key: &str) -> bool {
     let entry = self.entry();
-    let raw = entry.key(self.tape.text.as_bytes());
+    let text = self.tape.text.as_bytes();
+    if !entry.key_escaped {
+      // Between the key's start and the value's lie the key, its closing quote, the colon and any blanks: a gap
+      // shorter than `key` and two tells a shorter key without reading the text, and in compact text (the closing
+      // quote just after `key`'s length) the key is read in place, without finding its end.
+      let (gap, wanted) = ((entry.start - entry.key_start) as usize, key.len() + 2);
+      if gap < wanted {
+        return false;
+      }
+      let at = entry.key_start as usize;
+      if gap == wanted && text.get(at + key.len()) == Some(&b'"') {
+        return text
+          .get(at..at + key.len())
+          .is_some_and(|raw| raw.iter().zip(key.as_bytes()).all(|(a, b)| a == b));
+      }
+    }
+    let raw = entry.key(text);
     if entry.key_escaped {
       decode_key(std::str::from_utf8(raw).unwrap_or_default(), true) == key
     } else {

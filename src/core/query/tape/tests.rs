@@ -321,6 +321,56 @@ fn a_key_repeated_as_container_and_scalar_reads_as_json_parse_reads_it() {
   }
 }
 
+/// A member is found by its name whatever surrounds its key: blanks before or after the colon, a key that is a prefix
+/// of the name or the name with a quote after it, escapes; as serde_json_path finds it on the parsed value.
+#[test]
+fn members_are_found_by_name_however_their_keys_are_spelled() {
+  use crate::core::query::{run_query, QueryArgs};
+  let texts = [
+    r#"{"a":1,"a\"":2,"ab":3,"abc":4,"\u0061b":5,"x":{"a\"b":6,"ab" :7,"b": 8}}"#,
+    r#"{ "ab" : 1 , "a" :2,"a\"" : 3, "x" : {"ab":4, "a\"b" :5} }"#,
+    r#"[{"a":{"ab":1}},{"ab":{"a":2}},{"a\"":{"ab":3}},{"\"":4,"":5}]"#,
+  ];
+  let paths = [
+    "$.a",
+    "$.ab",
+    "$['a\"']",
+    "$['a\"b']",
+    "$.x.ab",
+    "$.x['a\"b']",
+    "$.x.b",
+    "$..ab",
+    "$..a",
+    "$..['a\"']",
+    "$[*].ab",
+    "$..['']",
+    "$..['\"']",
+    "$[?@.ab]",
+    "$..[?@.a]",
+  ];
+  for text in texts {
+    let value: serde_json::Value = serde_json::from_str(text).expect("JSON");
+    for path in paths {
+      let args = QueryArgs::new("h", path).expect("a valid path");
+      let expected: Vec<&serde_json::Value> = serde_json_path::JsonPath::parse(path)
+        .expect("valid")
+        .query(&value)
+        .all();
+      // A singular path that names nothing is an error, not an empty list.
+      let Ok(ours) = run_query(text.as_bytes(), &args, 100_000) else {
+        assert!(expected.is_empty(), "{path} on {text}");
+        continue;
+      };
+      let ours: serde_json::Value = serde_json::from_str(&ours).expect("JSON");
+      let ours = match &ours["value"] {
+        serde_json::Value::Array(items) => items.iter().collect::<Vec<_>>(),
+        single => vec![single],
+      };
+      assert_eq!(ours, expected, "{path} on {text}");
+    }
+  }
+}
+
 /// A filter comparing a node with a literal decides from the node as it lies on the tape (no atom built) exactly
 /// as from the parsed value's atom: every kind of node against every kind of literal, each operator, either way
 /// round.
