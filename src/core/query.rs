@@ -256,13 +256,7 @@ pub(crate) fn run_query_keeping_spans(
   certified: Option<&[index::LongArray]>,
 ) -> (CoreResult<String>, Option<QuerySpans>) {
   let through_tape = || {
-    let ParsedPath::Query {
-      query,
-      text: query_text,
-    } = args.path.parsed()
-    else {
-      return None;
-    };
+    let (query, query_text) = jsonpath_of(args)?;
     let text = std::str::from_utf8(answer_json).ok()?;
     let (outcome, spans) = answer_on_tape(
       text,
@@ -275,6 +269,14 @@ pub(crate) fn run_query_keeping_spans(
     Some((outcome, spans.map(|spans| (query_text.clone(), spans))))
   };
   through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
+}
+
+/// The JSONPath query `args` name, parsed and as written; `None` for any other path form.
+fn jsonpath_of(args: &QueryArgs) -> Option<(&serde_json_path::JsonPath, &String)> {
+  match args.path.parsed() {
+    ParsedPath::Query { query, text } => Some((query, text)),
+    _ => None,
+  }
 }
 
 /// The leading steps of a JSONPath query that each name one child (`$.orders`, `$['a'][3]`): what a fragment of
@@ -314,13 +316,7 @@ pub(crate) fn run_fragment_query_keeping_spans(
   threshold_bytes: usize,
   arrays: &[index::LongArray],
 ) -> Option<(CoreResult<String>, QuerySpans)> {
-  let ParsedPath::Query {
-    query,
-    text: query_text,
-  } = args.path.parsed()
-  else {
-    return None;
-  };
+  let (query, query_text) = jsonpath_of(args)?;
   let segments = spec_query(query).segments.get(steps..)?;
   if reach::refers_to_root(segments) {
     return None;

@@ -704,6 +704,22 @@ fn items_beside_a_log(count: usize) -> String {
   )
 }
 
+/// Runs `query` through the store and in memory over `text`; asserts both answer alike (errors too), and gives the
+/// store's answer and the bytes it fetched.
+async fn stored_as_in_memory(
+  store: &HandleStore,
+  backend: &Counting,
+  text: &str,
+  query: &QueryArgs,
+  owner: &Owner,
+) -> (CoreResult<String>, usize) {
+  backend.fetched.store(0, Ordering::Relaxed);
+  let stored = query_stored(store, query.clone(), owner, 100_000).await;
+  let whole = run_query(text.as_bytes(), query, 100_000);
+  assert_eq!(format!("{stored:?}"), format!("{whole:?}"), "{query:?}");
+  (stored, backend.fetched.load(Ordering::Relaxed) as usize)
+}
+
 #[test]
 fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps() {
   let text = items_beside_a_log(3000);
@@ -792,17 +808,9 @@ async fn a_query_reads_only_the_fragment_its_first_steps_lead_to() {
     "$.data.items[-3:]",
   ] {
     for offset in [0u64, 20, 100] {
-      backend.fetched.store(0, Ordering::Relaxed);
-      let query = args(json!({"handle": handle, "path": path, "offset": offset, "limit": 20}));
       // Errors too: `$.data[*]` selects the whole list, more than one answer may hold.
-      let stored = query_stored(&store, query.clone(), &me, 100_000).await;
-      let whole = run_query(text.as_bytes(), &query, 100_000);
-      assert_eq!(
-        format!("{stored:?}"),
-        format!("{whole:?}"),
-        "{path} at {offset}"
-      );
-      let fetched = backend.fetched.load(Ordering::Relaxed) as usize;
+      let query = args(json!({"handle": handle, "path": path, "offset": offset, "limit": 20}));
+      let (_, fetched) = stored_as_in_memory(&store, &backend, &text, &query, &me).await;
       assert!(
         fetched <= bound,
         "{path} at {offset}: {fetched} bytes of {}",
@@ -816,20 +824,10 @@ async fn a_query_reads_only_the_fragment_its_first_steps_lead_to() {
     "$..items[0].id",
     "$[*].items[0]",
   ] {
-    backend.fetched.store(0, Ordering::Relaxed);
     let query = args(json!({"handle": handle, "path": path}));
-    let stored = query_stored(&store, query.clone(), &me, 100_000)
-      .await
-      .unwrap();
-    assert_eq!(
-      stored,
-      run_query(text.as_bytes(), &query, 100_000).unwrap(),
-      "{path}"
-    );
-    assert!(
-      backend.fetched.load(Ordering::Relaxed) as usize >= text.len(),
-      "{path}"
-    );
+    let (stored, fetched) = stored_as_in_memory(&store, &backend, &text, &query, &me).await;
+    stored.expect("answers");
+    assert!(fetched >= text.len(), "{path}");
   }
 }
 
@@ -850,20 +848,12 @@ async fn a_repeated_key_on_the_way_leads_where_the_whole_read_goes() {
     "$.data.log[?@.at < 3]",
     "$.data.first.items[*].id",
   ] {
-    backend.fetched.store(0, Ordering::Relaxed);
     let query = args(json!({"handle": handle, "path": path}));
-    let stored = query_stored(&store, query.clone(), &me, 100_000)
-      .await
-      .unwrap();
-    assert_eq!(
-      stored,
-      run_query(text.as_bytes(), &query, 100_000).unwrap(),
-      "{path}"
-    );
-    // Only the second `data` was read.
+    let (stored, fetched) = stored_as_in_memory(&store, &backend, &text, &query, &me).await;
+    stored.expect("answers");
     assert!(
-      (backend.fetched.load(Ordering::Relaxed) as usize) < text.len() / 2,
-      "{path}"
+      fetched < text.len() / 2,
+      "{path}: only the second `data` is read"
     );
   }
 }
