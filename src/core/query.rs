@@ -280,10 +280,14 @@ fn jsonpath_of(args: &QueryArgs) -> Option<(&serde_json_path::JsonPath, &String)
 }
 
 /// The leading steps of a JSONPath query that each name one child (`$.orders`, `$['a'][3]`): what a fragment of
-/// the answer may stand for (see [`index::fragment`]).
+/// the answer may stand for (see [`index::fragment`]). None for a query whose filters read from the root, which
+/// needs the whole answer.
 pub(crate) fn child_steps(query: &serde_json_path::JsonPath) -> Vec<index::ChildStep<'_>> {
-  spec_query(query)
-    .segments
+  let segments = &spec_query(query).segments;
+  if reach::refers_to_root(segments) {
+    return Vec::new();
+  }
+  segments
     .iter()
     .map_while(|segment| {
       if segment.kind != QuerySegmentKind::Child {
