@@ -120,30 +120,7 @@ fn query_text(
   match parsed {
     ParsedPath::Steps(steps) => match seek(text, steps).map_err(unreadable)? {
       Some((terminal, elements)) => {
-        let path = normalized_path(&elements);
-        match terminal {
-          Terminal::Array(items) => answer(
-            &path,
-            Target::List(Items::Raws(items)),
-            Kind::Array,
-            args,
-            threshold_bytes,
-          ),
-          Terminal::Text(text) => answer(
-            &path,
-            Target::Text(&text),
-            Kind::String,
-            args,
-            threshold_bytes,
-          ),
-          Terminal::Whole(value) => answer(
-            &path,
-            Target::Whole(&value),
-            (&value).kind(),
-            args,
-            threshold_bytes,
-          ),
-        }
+        answer_terminal(terminal, &normalized_path(&elements), args, threshold_bytes)
       }
       None => nothing_at(text, steps),
     },
@@ -166,6 +143,58 @@ fn query_text(
       )
     }
   }
+}
+
+/// The answer for the node a singular path reached (`path`, normalized).
+fn answer_terminal(
+  terminal: Terminal,
+  path: &str,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> CoreResult<String> {
+  match terminal {
+    Terminal::Array(items) => answer(
+      path,
+      Target::List(Items::Raws(items)),
+      Kind::Array,
+      args,
+      threshold_bytes,
+    ),
+    Terminal::Text(text) => answer(
+      path,
+      Target::Text(&text),
+      Kind::String,
+      args,
+      threshold_bytes,
+    ),
+    Terminal::Whole(value) => answer(
+      path,
+      Target::Whole(&value),
+      (&value).kind(),
+      args,
+      threshold_bytes,
+    ),
+  }
+}
+
+/// The answer for a singular path whose first steps reach an item of a list (`prefix`, located), given that item's
+/// text: the other `steps` are followed inside it. `None` when they name nothing there (the whole read then gives
+/// the error, which names the nearest node that exists) or the item does not read.
+pub(crate) fn answer_within_item(
+  item: &str,
+  prefix: &[path::PathElement],
+  steps: &[Step],
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> Option<CoreResult<String>> {
+  let (terminal, elements) = seek(item, steps).ok()??;
+  let located: Vec<path::PathElement> = prefix.iter().cloned().chain(elements).collect();
+  Some(answer_terminal(
+    terminal,
+    &normalized_path(&located),
+    args,
+    threshold_bytes,
+  ))
 }
 
 /// The error for a singular path that names nothing in `text`: walks again, step by step, to find the deepest

@@ -8,6 +8,7 @@ use super::codec::decode;
 use super::Node;
 use crate::core::error::CoreResult;
 use crate::core::query::answer::{answer, string_window_within, window, Items, Target};
+use crate::core::query::answer_within_item;
 use crate::core::query::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
 use crate::core::query::path::{normalized_path, ParsedPath, PathElement, Step};
 use crate::core::query::walk::Kind;
@@ -31,12 +32,19 @@ pub struct IndexedRead {
 }
 
 /// What a range holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Within {
   /// Items of a list, separated by commas.
   List,
   /// Part of a string literal, between its quotes.
   Text,
+  /// Items of a list, one of which (item `at`) the path goes on into, from its step `rest`; `prefix` locates that
+  /// item.
+  Item {
+    at: u64,
+    prefix: Vec<PathElement>,
+    rest: usize,
+  },
 }
 
 /// The range to read for `args`, when the index covers its path and window; `None` means "read it all".
@@ -47,7 +55,7 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
   let (_, root) = decode(index)?;
   let mut node = &root;
   let mut elements = Vec::with_capacity(steps.len());
-  for step in steps {
+  for (taken, step) in steps.iter().enumerate() {
     node = match node {
       Node::Object { children, .. } => {
         let key = match step {
@@ -57,7 +65,13 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
         elements.push(PathElement::Name(key.clone()));
         &children.iter().find(|(name, _)| name == key)?.1
       }
-      Node::Array { len, children, .. } => {
+      Node::Array {
+        end,
+        len,
+        checkpoints,
+        children,
+        ..
+      } => {
         let index = match step {
           Step::Index(index)
           | Step::Member {
@@ -71,7 +85,19 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
           len.checked_sub(index.unsigned_abs())?
         };
         elements.push(PathElement::Index(usize::try_from(at).ok()?));
-        &children.iter().find(|(i, _)| *i == at)?.1
+        match children.iter().find(|(i, _)| *i == at) {
+          Some((_, child)) => child,
+          // A small item, not recorded: read the range of items around it, and go on inside it.
+          None if at < *len => {
+            let item = Within::Item {
+              at,
+              prefix: elements,
+              rest: taken + 1,
+            };
+            return Some(item_range(item, at, *len, checkpoints, *end));
+          }
+          None => return None,
+        }
       }
       Node::Text { .. } => return None,
     };
@@ -116,6 +142,27 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
     }
     Node::Object { .. } => None,
   }
+}
+
+/// The range of a list's items (`len` of them) that holds item `at`: from the checkpoint at or before it to the
+/// next one.
+fn item_range(
+  item: Within,
+  at: u64,
+  len: u64,
+  checkpoints: &[(u64, u64)],
+  end: u64,
+) -> IndexedRead {
+  let next = checkpoints.partition_point(|&(item, _)| item <= at);
+  range(
+    String::new(),
+    item,
+    len,
+    checkpoints,
+    next.saturating_sub(1),
+    next,
+    end,
+  )
 }
 
 /// Checkpoints `a` to `b` (or to the node's closing bracket or quote, just before `end`).
@@ -185,6 +232,19 @@ pub fn answer_range(
   let items: Vec<&RawValue> = serde_json::from_str(&wrapped).ok()?;
   if items.len() as u64 != read.count {
     return None;
+  }
+  if let Within::Item { at, prefix, rest } = &read.within {
+    let ParsedPath::Steps(steps) = args.path.parsed() else {
+      return None;
+    };
+    let item = items.get(usize::try_from(at - read.base).ok()?)?;
+    return answer_within_item(
+      item.get(),
+      prefix,
+      steps.get(*rest..)?,
+      args,
+      threshold_bytes,
+    );
   }
   let target = Target::List(Items::Window {
     items,
