@@ -238,6 +238,10 @@ async function main() {
     `  the same ${pages} pages from a tool that returns them already written (the SDK's round trips alone): ${formatMs(floorMs, 0)}, ${(floorMs / oneMs).toFixed(2)}× one first query`,
   );
   console.log(`singular read, last 20 of $.orders on 10 MB (path index): ${formatMs(singularMs, 3)}`);
+  // A singular path into one item: the index's checkpoints name the range of items around it.
+  const itemPath = `$.orders[${total - 5}].sku`;
+  const [itemMs] = await interleaved([() => nativeRead(pools.get(10).kept, itemPath)], RUNS * 4);
+  console.log(`singular read into one item, ${itemPath} on 10 MB (path index): ${formatMs(itemMs, 3)}`);
 
   await native.close();
   await js.close();
