@@ -119,6 +119,14 @@ describe('result_query through the path index', () => {
     { path: '$.log', offset: 20_000, limit: 20_000 }, // over the threshold: the remedy counts what fits
     { path: '$.data.missing' },
     { path: '$.data', offset: 1 },
+    // Into one item: the range around it, then the rest of the path inside it.
+    { path: '$.data.orders[7000].note' },
+    { path: '/data/orders/11999/id' },
+    { path: '$.data.orders[-2]', fields: ['id'] },
+    { path: '$.data.orders[3].nope' },
+    // A query on the list alone: the fragment the index records, not the whole answer.
+    { path: '$.data.orders[?@.id > 11990].id', limit: 4 },
+    { path: '$.data.orders[?@.id > 11990].id', offset: 4 },
   ];
 
   it.each(cases)('answers %j as the full read does', async (args) => {
