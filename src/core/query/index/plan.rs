@@ -237,7 +237,7 @@ pub fn answer_range(
     let ParsedPath::Steps(steps) = args.path.parsed() else {
       return None;
     };
-    let item = items.get(usize::try_from(at - read.base).ok()?)?;
+    let item = items.get(usize::try_from(at.checked_sub(read.base)?).ok()?)?;
     return answer_within_item(
       item.get(),
       prefix,
