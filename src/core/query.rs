@@ -152,29 +152,19 @@ fn answer_terminal(
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> CoreResult<String> {
-  match terminal {
-    Terminal::Array(items) => answer(
-      path,
-      Target::List(Items::Raws(items)),
-      Kind::Array,
-      args,
-      threshold_bytes,
-    ),
-    Terminal::Text(text) => answer(
-      path,
-      Target::Text(&text),
-      Kind::String,
-      args,
-      threshold_bytes,
-    ),
-    Terminal::Whole(value) => answer(
-      path,
-      Target::Whole(&value),
-      (&value).kind(),
-      args,
-      threshold_bytes,
-    ),
-  }
+  let (text, value);
+  let (target, kind) = match terminal {
+    Terminal::Array(items) => (Target::List(Items::Raws(items)), Kind::Array),
+    Terminal::Text(string) => {
+      text = string;
+      (Target::Text(&text), Kind::String)
+    }
+    Terminal::Whole(whole) => {
+      value = whole;
+      (Target::Whole(&value), (&value).kind())
+    }
+  };
+  answer(path, target, kind, args, threshold_bytes)
 }
 
 /// The answer for a singular path whose first steps reach an item of a list (`prefix`, located), given that item's
@@ -308,10 +298,10 @@ fn jsonpath_of(args: &QueryArgs) -> Option<(&serde_json_path::JsonPath, &String)
   }
 }
 
-/// The leading steps of a JSONPath query that each name one child (`$.orders`, `$['a'][3]`): what a fragment of
-/// the answer may stand for (see [`index::fragment`]). None for a query whose filters read from the root, which
-/// needs the whole answer.
-pub(crate) fn child_steps(query: &serde_json_path::JsonPath) -> Vec<index::ChildStep<'_>> {
+/// The leading steps of a JSONPath query that each name one child (`$.orders`, `$['a'][3]`), as a singular path's
+/// steps: what a fragment of the answer may stand for (see [`index::fragment`]). None for a query whose filters read
+/// from the root, which needs the whole answer.
+pub(crate) fn child_steps(query: &serde_json_path::JsonPath) -> Vec<Step> {
   let segments = &spec_query(query).segments;
   if reach::refers_to_root(segments) {
     return Vec::new();
@@ -323,10 +313,10 @@ pub(crate) fn child_steps(query: &serde_json_path::JsonPath) -> Vec<index::Child
         return None;
       }
       match &segment.segment {
-        Segment::DotName(name) => Some(index::ChildStep::Name(name)),
+        Segment::DotName(name) => Some(Step::Key(name.clone())),
         Segment::LongHand(selectors) => match selectors.as_slice() {
-          [Selector::Name(name)] => Some(index::ChildStep::Name(name.as_str())),
-          [Selector::Index(at)] => Some(index::ChildStep::Index(eval::integer(at.0))),
+          [Selector::Name(name)] => Some(Step::Key(name.as_str().to_owned())),
+          [Selector::Index(at)] => Some(Step::Index(eval::integer(at.0))),
           _ => None,
         },
         Segment::Wildcard => None,
@@ -336,11 +326,11 @@ pub(crate) fn child_steps(query: &serde_json_path::JsonPath) -> Vec<index::Child
 }
 
 /// [`run_query_keeping_spans`] on a fragment of a certified answer (`fragment`, its text, starting at byte
-/// `fragment_start` of the answer; see [`index::Fragment`]) that the query's first `steps` steps lead to: the
-/// query's other segments are evaluated from it, and the match spans are given in the answer. A query whose
-/// filters read from the root (`$…`) is not run here. `None` when the whole answer must decide: the tape does not
-/// read the fragment, or the evaluation fails (its budget grows with the nodes it may read, so only the whole
-/// answer's gives the whole read's outcome).
+/// `fragment_start` of the answer; see [`index::Fragment`]) that the query's first `steps` steps lead to, as
+/// [`child_steps`] gives them (none for a query whose filters read from the root): the query's other segments are
+/// evaluated from it, and the match spans are given in the answer. `None` when the whole answer must decide: the
+/// tape does not read the fragment, or the evaluation fails (its budget grows with the nodes it may read, so only the
+/// whole answer's gives the whole read's outcome).
 pub(crate) fn run_fragment_query_keeping_spans(
   fragment: &[u8],
   fragment_start: u64,
@@ -351,9 +341,6 @@ pub(crate) fn run_fragment_query_keeping_spans(
 ) -> Option<(CoreResult<String>, QuerySpans)> {
   let (query, query_text) = jsonpath_of(args)?;
   let segments = spec_query(query).segments.get(steps..)?;
-  if reach::refers_to_root(segments) {
-    return None;
-  }
   let rest = Query {
     kind: QueryKind::Root,
     segments: segments.to_vec(),

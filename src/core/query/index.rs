@@ -28,6 +28,8 @@
 
 use serde::de::IgnoredAny;
 
+use super::path::{PathElement, Step};
+
 use codec::{encode, put};
 use scan::Scan;
 
@@ -167,13 +169,6 @@ pub(crate) fn certified_arrays(index: &[u8], answer_len: usize) -> Option<Vec<Lo
   Some(arrays)
 }
 
-/// A query step that names one child: a member by name, or an array item by index (negative from the end).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ChildStep<'q> {
-  Name(&'q str),
-  Index(i64),
-}
-
 /// A container of a certified answer that a query may be read from instead of the whole answer: the deepest node
 /// the index records along the query's first steps (only large nodes are recorded, so it may stand for fewer
 /// steps than the query has).
@@ -194,7 +189,7 @@ pub(crate) struct Fragment {
 /// JSON and the fragment leaves out at least a quarter of it; `None` otherwise, or when the index records no
 /// container along the first step. (Reading a fragment moves it once more than reading the whole answer does, which
 /// costs less than reading, decrypting and passing over a quarter of the answer.)
-pub(crate) fn fragment(index: &[u8], steps: &[ChildStep]) -> Option<Fragment> {
+pub(crate) fn fragment(index: &[u8], steps: &[Step]) -> Option<Fragment> {
   let (flags, answer_len) = codec::header(index)?;
   if flags & CERTIFIED_JSON == 0 {
     return None;
@@ -203,23 +198,7 @@ pub(crate) fn fragment(index: &[u8], steps: &[ChildStep]) -> Option<Fragment> {
   let mut node = &root;
   let mut deepest = None;
   for (taken, step) in steps.iter().enumerate() {
-    let child = match (node, *step) {
-      (Node::Object { children, .. }, ChildStep::Name(name)) => children
-        .iter()
-        .find(|(key, _)| key == name)
-        .map(|(_, child)| child),
-      (Node::Array { len, children, .. }, ChildStep::Index(index)) => {
-        let at = if index >= 0 {
-          Some(index.unsigned_abs())
-        } else {
-          len.checked_sub(index.unsigned_abs())
-        };
-        at.and_then(|at| children.iter().find(|(i, _)| *i == at))
-          .map(|(_, child)| child)
-      }
-      _ => None,
-    };
-    let Some(child) = child else {
+    let Some((_, Followed::Recorded(child))) = follow(node, step) else {
       break;
     };
     node = child;
@@ -250,6 +229,51 @@ pub(crate) fn fragment(index: &[u8], steps: &[ChildStep]) -> Option<Fragment> {
     object,
     arrays,
   })
+}
+
+/// Where one step of a singular path leads from a node of the index.
+enum Followed<'n> {
+  /// A node the index records.
+  Recorded(&'n Node),
+  /// Item `at` of the list, too small to be recorded (its checkpoints name the range of items around it).
+  SmallItem(u64),
+}
+
+/// The child `step` names in `node`, and the path element locating it, when the index can tell where it is;
+/// `None` for a key it does not record, an index past the end, or a step that names nothing on that kind of node.
+fn follow<'n>(node: &'n Node, step: &Step) -> Option<(PathElement, Followed<'n>)> {
+  match node {
+    Node::Object { children, .. } => {
+      let (Step::Key(key) | Step::Member { key, .. }) = step else {
+        return None;
+      };
+      let (_, child) = children.iter().find(|(name, _)| name == key)?;
+      Some((PathElement::Name(key.clone()), Followed::Recorded(child)))
+    }
+    Node::Array { len, children, .. } => {
+      let (Step::Index(index)
+      | Step::Member {
+        index: Some(index), ..
+      }) = step
+      else {
+        return None;
+      };
+      let at = if *index >= 0 {
+        index.unsigned_abs()
+      } else {
+        len.checked_sub(index.unsigned_abs())?
+      };
+      if at >= *len {
+        return None;
+      }
+      let element = PathElement::Index(usize::try_from(at).ok()?);
+      Some(match children.iter().find(|(i, _)| *i == at) {
+        Some((_, child)) => (element, Followed::Recorded(child)),
+        None => (element, Followed::SmallItem(at)),
+      })
+    }
+    Node::Text { .. } => None,
+  }
 }
 
 fn collect_arrays(node: &Node, depth: usize, out: &mut Vec<LongArray>) {

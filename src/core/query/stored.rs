@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use super::answer::{answer, list_window, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
-use super::index::{answer_range, certified_arrays, fragment, plan, ChildStep};
-use super::path::ParsedPath;
+use super::index::{answer_range, certified_arrays, fragment, plan};
+use super::path::{ParsedPath, Step};
 use super::walk::Kind;
 use super::{
   child_steps, handle_not_found, run_fragment_query_keeping_spans, run_query_keeping_spans,
@@ -113,7 +113,7 @@ async fn answer_from_fragment(
   owner: &Owner,
   threshold_bytes: usize,
   index: Option<&[u8]>,
-  steps: &[ChildStep<'_>],
+  steps: &[Step],
 ) -> CoreResult<Option<CoreResult<String>>> {
   let Some(fragment) = index.and_then(|index| fragment(index, steps)) else {
     return Ok(None);

@@ -1,16 +1,16 @@
-//! Reading through the index: [`plan`] follows a singular path to a large array or string and names the byte range
-//! that holds the requested window; [`answer_range`] answers from that range alone, through the same answer writer
-//! as the full read, so both routes give byte-identical answers.
+//! Reading through the index: [`plan`] follows a singular path to a large array or string (or into an item of such
+//! an array) and names the byte range that holds the requested window (or the item); [`answer_range`] answers from
+//! that range alone, through the same answer writer as the full read, so both routes give byte-identical answers.
 
 use serde_json::value::RawValue;
 
 use super::codec::decode;
-use super::Node;
+use super::{follow, Followed, Node};
 use crate::core::error::CoreResult;
 use crate::core::query::answer::{answer, string_window_within, window, Items, Target};
 use crate::core::query::answer_within_item;
 use crate::core::query::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
-use crate::core::query::path::{normalized_path, ParsedPath, PathElement, Step};
+use crate::core::query::path::{normalized_path, ParsedPath, PathElement};
 use crate::core::query::walk::Kind;
 
 /// The byte range of the answer that holds a query's window, and what to expect in it.
@@ -19,7 +19,8 @@ pub struct IndexedRead {
   /// Answer bytes `[start, end)` to read.
   pub start: u64,
   pub end: u64,
-  path: String,
+  /// The located path to the list or string (for an item, to the item).
+  elements: Vec<PathElement>,
   within: Within,
   /// Items in the list, or units in the string.
   total: u64,
@@ -38,13 +39,8 @@ enum Within {
   List,
   /// Part of a string literal, between its quotes.
   Text,
-  /// Items of a list, one of which (item `at`) the path goes on into, from its step `rest`; `prefix` locates that
-  /// item.
-  Item {
-    at: u64,
-    prefix: Vec<PathElement>,
-    rest: usize,
-  },
+  /// Items of a list, one of which (item `at`) the path goes on into, from its step `rest`.
+  Item { at: u64, rest: usize },
 }
 
 /// The range to read for `args`, when the index covers its path and window; `None` means "read it all".
@@ -56,53 +52,25 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
   let mut node = &root;
   let mut elements = Vec::with_capacity(steps.len());
   for (taken, step) in steps.iter().enumerate() {
-    node = match node {
-      Node::Object { children, .. } => {
-        let key = match step {
-          Step::Key(key) | Step::Member { key, .. } => key,
-          Step::Index(_) => return None,
+    let (element, followed) = follow(node, step)?;
+    elements.push(element);
+    match followed {
+      Followed::Recorded(child) => node = child,
+      // A small item, not recorded: read the range of items around it, and go on inside it.
+      Followed::SmallItem(at) => {
+        let Node::Array {
+          end,
+          len,
+          checkpoints,
+          ..
+        } = node
+        else {
+          return None;
         };
-        elements.push(PathElement::Name(key.clone()));
-        &children.iter().find(|(name, _)| name == key)?.1
+        return Some(item_range(elements, at, taken + 1, *len, checkpoints, *end));
       }
-      Node::Array {
-        end,
-        len,
-        checkpoints,
-        children,
-        ..
-      } => {
-        let index = match step {
-          Step::Index(index)
-          | Step::Member {
-            index: Some(index), ..
-          } => *index,
-          _ => return None,
-        };
-        let at = if index >= 0 {
-          index as u64
-        } else {
-          len.checked_sub(index.unsigned_abs())?
-        };
-        elements.push(PathElement::Index(usize::try_from(at).ok()?));
-        match children.iter().find(|(i, _)| *i == at) {
-          Some((_, child)) => child,
-          // A small item, not recorded: read the range of items around it, and go on inside it.
-          None if at < *len => {
-            let item = Within::Item {
-              at,
-              prefix: elements,
-              rest: taken + 1,
-            };
-            return Some(item_range(item, at, *len, checkpoints, *end));
-          }
-          None => return None,
-        }
-      }
-      Node::Text { .. } => return None,
-    };
+    }
   }
-  let path = normalized_path(&elements);
   match node {
     Node::Array {
       end,
@@ -120,7 +88,15 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
       let b = checkpoints
         .partition_point(|&(item, _)| item < last)
         .max(a + 1);
-      Some(range(path, Within::List, *total, checkpoints, a, b, *end))
+      Some(range(
+        elements,
+        Within::List,
+        *total,
+        checkpoints,
+        a,
+        b,
+        *end,
+      ))
     }
     Node::Text {
       end,
@@ -138,24 +114,34 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
       let b = checkpoints
         .partition_point(|&(unit, _)| unit <= end_unit)
         .max(a + 1);
-      Some(range(path, Within::Text, *total, checkpoints, a, b, *end))
+      Some(range(
+        elements,
+        Within::Text,
+        *total,
+        checkpoints,
+        a,
+        b,
+        *end,
+      ))
     }
     Node::Object { .. } => None,
   }
 }
 
-/// The range of a list's items (`len` of them) that holds item `at`: from the checkpoint at or before it to the
-/// next one.
+/// The range of a list's items (`len` of them) that holds item `at`, which the path goes on into from its step
+/// `rest`: from the checkpoint at or before it to the next one.
 fn item_range(
-  item: Within,
+  elements: Vec<PathElement>,
   at: u64,
+  rest: usize,
   len: u64,
   checkpoints: &[(u64, u64)],
   end: u64,
 ) -> IndexedRead {
   let next = checkpoints.partition_point(|&(item, _)| item <= at);
+  let item = Within::Item { at, rest };
   range(
-    String::new(),
+    elements,
     item,
     len,
     checkpoints,
@@ -167,7 +153,7 @@ fn item_range(
 
 /// Checkpoints `a` to `b` (or to the node's closing bracket or quote, just before `end`).
 fn range(
-  path: String,
+  elements: Vec<PathElement>,
   within: Within,
   total: u64,
   checkpoints: &[(u64, u64)],
@@ -183,7 +169,7 @@ fn range(
   IndexedRead {
     start: from,
     end: to,
-    path,
+    elements,
     within,
     total,
     base,
@@ -214,7 +200,7 @@ pub fn answer_range(
       window,
     };
     return Some(answer(
-      &read.path,
+      &normalized_path(&read.elements),
       target,
       Kind::String,
       args,
@@ -233,15 +219,15 @@ pub fn answer_range(
   if items.len() as u64 != read.count {
     return None;
   }
-  if let Within::Item { at, prefix, rest } = &read.within {
+  if let Within::Item { at, rest } = read.within {
     let ParsedPath::Steps(steps) = args.path.parsed() else {
       return None;
     };
     let item = items.get(usize::try_from(at.checked_sub(read.base)?).ok()?)?;
     return answer_within_item(
       item.get(),
-      prefix,
-      steps.get(*rest..)?,
+      &read.elements,
+      steps.get(rest..)?,
       args,
       threshold_bytes,
     );
@@ -252,7 +238,7 @@ pub fn answer_range(
     total: usize::try_from(read.total).ok()?,
   });
   Some(answer(
-    &read.path,
+    &normalized_path(&read.elements),
     target,
     Kind::Array,
     args,

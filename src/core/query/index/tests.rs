@@ -343,6 +343,20 @@ fn containers(value: &Value, at: &mut Vec<PathElement>, out: &mut Vec<Vec<PathEl
   }
 }
 
+/// A generated document as the generated tests keep it (`{"data": doc, "list": [doc, doc]}`, compact or pretty),
+/// and the paths of its containers and strings.
+fn answer_around(doc: Value, pretty: bool) -> (String, Vec<Vec<PathElement>>) {
+  let doc = json!({"data": doc.clone(), "list": [doc.clone(), doc]});
+  let text = if pretty {
+    serde_json::to_string_pretty(&doc)
+  } else {
+    serde_json::to_string(&doc)
+  };
+  let mut paths = Vec::new();
+  containers(&doc, &mut Vec::new(), &mut paths);
+  (text.expect("JSON"), paths)
+}
+
 fn pointer(elements: &[PathElement]) -> String {
   elements
     .iter()
@@ -368,8 +382,7 @@ proptest! {
     fields in prop::option::of(prop::sample::subsequence(KEYS.to_vec(), 1..3)),
     threshold in prop_oneof![Just(usize::MAX), 20usize..600],
   ) {
-    let doc = json!({"data": doc.clone(), "list": [doc.clone(), doc]});
-    let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
+    let (text, paths) = answer_around(doc, pretty);
     // The structuredContent slice fit located (checked by serde_json as a RawValue) indexes the same without the
     // second check.
     let result = format!(r#"{{"content":[],"structuredContent":{text}}}"#);
@@ -380,8 +393,6 @@ proptest! {
     };
     prop_assert_eq!(build_index_of_raw_value(slice, TINY), build_index(&text, TINY));
     let Some(index) = build_index(&text, TINY) else { return Ok(()) };
-    let mut paths = Vec::new();
-    containers(&doc, &mut Vec::new(), &mut paths);
     let elements = pick.get(&paths).clone();
     let path = match form {
       0 => normalized_path(&elements),
@@ -769,8 +780,8 @@ fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps
   let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
   let items_at = text.find(r#""items":["#).unwrap() + r#""items":"#.len();
   let data_at = text.find(r#""data":{"#).unwrap() + r#""data":"#.len();
-  let of = |steps: &[ChildStep]| fragment(&index, steps);
-  let items = of(&[ChildStep::Name("data"), ChildStep::Name("items")]).expect("recorded");
+  let of = |steps: &[Step]| fragment(&index, steps);
+  let items = of(&[Step::Key("data".into()), Step::Key("items".into())]).expect("recorded");
   assert_eq!(
     (items.steps, items.start, items.object),
     (2, items_at as u64, false)
@@ -789,15 +800,15 @@ fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps
     );
   }
   // Steps past what the index records stay with the query: `data` holds `items`, which is not named again.
-  let data = of(&[ChildStep::Name("data"), ChildStep::Name("note")]).expect("recorded");
+  let data = of(&[Step::Key("data".into()), Step::Key("note".into())]).expect("recorded");
   assert_eq!(
     (data.steps, data.start, data.object),
     (1, data_at as u64, true)
   );
   let item = of(&[
-    ChildStep::Name("data"),
-    ChildStep::Name("items"),
-    ChildStep::Index(-1),
+    Step::Key("data".into()),
+    Step::Key("items".into()),
+    Step::Index(-1),
   ]);
   assert_eq!(
     item.map(|f| f.steps),
@@ -805,9 +816,9 @@ fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps
     "an item is small: not recorded"
   );
   for steps in [
-    &[ChildStep::Name("tail")][..],
-    &[ChildStep::Name("nothing")],
-    &[ChildStep::Index(0)],
+    &[Step::Key("tail".into())][..],
+    &[Step::Key("nothing".into())],
+    &[Step::Index(0)],
     &[],
   ] {
     assert_eq!(of(steps), None, "{steps:?}");
@@ -818,13 +829,13 @@ fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps
     &text[data_at..text.rfind(r#","tail""#).unwrap()]
   );
   let mostly = build_index(&mostly_items, IndexSettings::DEFAULT).expect("indexed");
-  assert_eq!(fragment(&mostly, &[ChildStep::Name("data")]), None);
-  let log_and_items = of(&[ChildStep::Name("data")]).expect("half the answer");
+  assert_eq!(fragment(&mostly, &[Step::Key("data".into())]), None);
+  let log_and_items = of(&[Step::Key("data".into())]).expect("half the answer");
   assert!(log_and_items.end - log_and_items.start > text.len() as u64 / 3);
   // An index that does not certify the answer names no fragment (version 1 has no flags).
   let mut uncertified = index.clone();
   uncertified[5] &= !CERTIFIED_JSON;
-  assert_eq!(fragment(&uncertified, &[ChildStep::Name("data")]), None);
+  assert_eq!(fragment(&uncertified, &[Step::Key("data".into())]), None);
 }
 
 #[tokio::test]
@@ -920,7 +931,7 @@ async fn a_query_that_fails_on_the_fragment_is_answered_by_the_whole_answer() {
   let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
   let query = args(json!({"handle": "h", "path": "$.items[?match(@.a, @.p)]"}));
   let whole = run_query(text.as_bytes(), &query, 100_000).expect_err("too many regexes");
-  let items = fragment(&index, &[ChildStep::Name("items")]).expect("recorded");
+  let items = fragment(&index, &[Step::Key("items".into())]).expect("recorded");
   let fragment_text = &text.as_bytes()[items.start as usize..items.end as usize];
   let ran = crate::core::query::run_fragment_query_keeping_spans(
     fragment_text,
@@ -964,11 +975,8 @@ proptest! {
     offset in prop::option::of(0u64..30),
     limit in prop::option::of(1usize..12),
   ) {
-    let doc = json!({"data": doc.clone(), "list": [doc.clone(), doc]});
-    let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) }.unwrap();
+    let (text, paths) = answer_around(doc, pretty);
     let Some(index) = build_index(&text, TINY) else { return Ok(()) };
-    let mut paths: Vec<Vec<PathElement>> = Vec::new();
-    containers(&doc, &mut Vec::new(), &mut paths);
     let elements: &Vec<PathElement> = pick.get(&paths);
     let path = format!("{}{rest}", normalized_path(elements));
     let mut value = json!({"handle": "h", "path": path});
