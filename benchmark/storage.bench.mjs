@@ -4,7 +4,8 @@
 // Upstash REST protocol (a loopback endpoint forwarding to that Redis: this measures the client and the protocol,
 // not a real Upstash, which adds one HTTPS round trip over the internet per command).
 // Fold: fit a CallToolResult over the threshold (inspect, fold, index, seal, keep record + index). Query: a page of
-// 20 items deep in the list (read the index, then one byte range of the record, open it, answer).
+// 20 items deep in the list (the index, which a store outside the process keeps from the fold, then one byte range
+// of the record, open it, answer).
 // The baseline is the memory backend (no I/O): the other columns show what each store adds. The plain-JS
 // comparisons of the same steps are in hosts.bench.mjs (memory) and seal.bench.mjs (Redis).
 // Run after `npm run build` (release): `node benchmark/storage.bench.mjs`.

@@ -9,6 +9,7 @@ pub mod config;
 #[cfg(test)]
 pub(crate) mod counting;
 pub mod memory;
+mod near_indexes;
 pub mod redis;
 pub mod redis_cluster;
 pub mod rest;
@@ -26,6 +27,7 @@ use crate::core::seal::{
   self, RecordHeader, RecordKeys, ServerSecret, CHUNK_SIZE, HEADER_LEN, TAG_LEN,
 };
 use config::{BackendConfig, MemoryConfig, StorageConfig};
+use near_indexes::NearIndexes;
 
 /// The longest any store call may take before it fails with `RESULT_STORE_UNAVAILABLE`.
 pub const OPERATION_TIMEOUT: Duration = Duration::from_secs(10);
@@ -74,6 +76,10 @@ pub trait Backend: Send + Sync {
   fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>>;
   /// Removes the value; true when there was one.
   fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>>;
+  /// Whether values live in this process's memory, so that a read costs no round trip (see [`NearIndexes`]).
+  fn in_process(&self) -> bool {
+    false
+  }
   /// Releases connections; later calls fail with `RESULT_STORE_UNAVAILABLE`.
   fn close(&self) -> BoxFuture<'_, ()>;
 }
@@ -224,6 +230,8 @@ pub struct HandleStore {
   match_pages: crate::core::query::MatchPages,
   /// One full-read query at a time per owner.
   query_turns: crate::core::query::OwnerTurns,
+  /// Recent sealed path indexes, for a backend outside this process (`None` for memory).
+  near_indexes: Option<NearIndexes>,
 }
 
 impl HandleStore {
@@ -248,12 +256,13 @@ impl HandleStore {
     secret: Option<ServerSecret>,
   ) -> CoreResult<Self> {
     Ok(Self {
-      backend,
       key_prefix: format!("{key_prefix}{namespace}:"),
       ttl_seconds,
       secret,
       match_pages: Default::default(),
       query_turns: Default::default(),
+      near_indexes: (!backend.in_process()).then(|| NearIndexes::new(ttl_seconds)),
+      backend,
     })
   }
 
@@ -265,6 +274,12 @@ impl HandleStore {
   /// Where the matches of recent JSONPath queries on this store are (see `query::pages`).
   pub fn match_pages(&self) -> &crate::core::query::MatchPages {
     &self.match_pages
+  }
+
+  /// Sealed path indexes kept in process now (see [`NearIndexes`]).
+  #[cfg(test)]
+  pub(crate) fn near_indexes_kept(&self) -> usize {
+    self.near_indexes.as_ref().map_or(0, NearIndexes::len)
   }
 
   /// The backend's `type` (after `auto` and any fallback).
@@ -305,20 +320,43 @@ impl HandleStore {
     check_handle(handle)?;
     let (keys, key) = self.index_keys(handle, owner)?;
     let record = crypto(index.len(), move || seal::seal(&keys, &index)).await??;
-    bounded(self.backend.set(key, record, self.ttl_seconds)).await
+    let near = self
+      .near_indexes
+      .as_ref()
+      .map(|near| (near, key.clone(), record.clone()));
+    bounded(self.backend.set(key, record, self.ttl_seconds)).await?;
+    if let Some((near, key, record)) = near {
+      near.put(&key, &record);
+    }
+    Ok(())
   }
 
   /// The answer's path index, or `None` when there is none (small answer, evicted, expired, another owner's,
   /// tampered with).
   pub async fn read_index(&self, handle: &str, owner: &Owner) -> CoreResult<Option<Vec<u8>>> {
     let (keys, key) = self.index_keys(handle, owner)?;
-    let Some(record) = bounded(self.backend.get(key)).await? else {
+    let Some(record) = self.sealed_index(key).await? else {
       return Ok(None);
     };
     crypto(record.len(), move || {
       seal::open_in_place(&keys, record).ok()
     })
     .await
+  }
+
+  /// The sealed index under `key`: the one kept in this process, or the backend's (then kept).
+  async fn sealed_index(&self, key: String) -> CoreResult<Option<Vec<u8>>> {
+    let Some(near) = &self.near_indexes else {
+      return bounded(self.backend.get(key)).await;
+    };
+    if let Some(record) = near.get(&key) {
+      return Ok(Some(record));
+    }
+    let record = bounded(self.backend.get(key.clone())).await?;
+    if let Some(record) = &record {
+      near.put(&key, record);
+    }
+    Ok(record)
   }
 
   /// Seals the answer and stores it with the TTL. Fails with a coded error when the store cannot keep it.
@@ -423,6 +461,9 @@ impl HandleStore {
   pub async fn delete(&self, handle: &str, owner: &Owner) -> CoreResult<bool> {
     let (_, key) = self.keys(handle, owner)?;
     let (_, index_key) = self.index_keys(handle, owner)?;
+    if let Some(near) = &self.near_indexes {
+      near.remove(&index_key);
+    }
     let removed = bounded(self.backend.delete(key)).await?;
     bounded(self.backend.delete(index_key)).await?;
     Ok(removed)

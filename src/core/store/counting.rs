@@ -29,8 +29,13 @@ impl Counting {
       calls: AtomicU64::new(0),
       fetched: AtomicU64::new(0),
     });
-    let store = HandleStore::with_backend(backend.clone(), "", "rh", 60, None).unwrap();
+    let store = backend.another_store();
     (backend, store)
+  }
+
+  /// A store over this backend with nothing kept in process yet, as another process sees the backend.
+  pub(crate) fn another_store(self: &Arc<Self>) -> HandleStore {
+    HandleStore::with_backend(self.clone(), "", "rh", 60, None).unwrap()
   }
 
   /// The calls since the last time this was asked.

@@ -259,6 +259,9 @@ impl Backend for MemoryBackend {
   fn kind(&self) -> &'static str {
     "memory"
   }
+  fn in_process(&self) -> bool {
+    true
+  }
 
   fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
     Box::pin(async move { self.get_now(&key) })
