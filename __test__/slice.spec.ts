@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 // @ts-expect-error plain ESM helper without types
 import { INDEX_LABELS, deriveKeys, jsOpen } from '../benchmark/js-record.mjs';
-import { RespClient } from './setup/redis';
+import { RespClient, startRedis } from './setup/redis';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js') as typeof import('../binding');
@@ -154,8 +154,69 @@ describe('result_query through the path index', () => {
     const damaged = Buffer.from(raw);
     damaged[damaged.length - 1] ^= 1;
     expect(await redis.command('SET', key, damaged)).toBe('OK');
-    expect(await engine.query(args, ME.session, ME.subject)).toBe(before);
-    expect(await redis.command('DEL', key)).toBe(1);
-    expect(await engine.query(args, ME.session, ME.subject)).toBe(before);
+    // The engine that folded the answer keeps its sealed index; another server process reads the damaged one.
+    const elsewhere = await openEngine(namespace);
+    try {
+      expect(await engine.query(args, ME.session, ME.subject)).toBe(before);
+      expect(await elsewhere.engine.query(args, ME.session, ME.subject)).toBe(before);
+      expect(await redis.command('DEL', key)).toBe(1);
+      expect(await elsewhere.engine.query(args, ME.session, ME.subject)).toBe(before);
+    } finally {
+      await elsewhere.engine.close();
+    }
+  });
+});
+
+describe('the path index kept beside a store across the network', () => {
+  /** `GET`s the server has answered so far (INFO commandstats). */
+  async function gets(client: RespClient): Promise<number> {
+    const info = String(await client.command('INFO', 'commandstats'));
+    return Number(/cmdstat_get:calls=(\d+)/.exec(info)?.[1] ?? 0);
+  }
+
+  it('reads a window in one round trip where the index is kept: no GET of the index, nor of the answer', async () => {
+    // A Redis of this test's own, so that no other suite's commands are counted.
+    const server = await startRedis();
+    const counter = await RespClient.connect(server.port);
+    const namespace = `near-${randomUUID()}`;
+    const open = async () => {
+      const store = await native.NativeHandleStore.open(
+        JSON.stringify({ type: 'redis', redis: { url: server.url } }),
+        namespace,
+        600,
+      );
+      const options = { thresholdBytes: THRESHOLD, ttlSeconds: 600, preview: { items: 3, chars: 200 } };
+      return native.ResultHandlesEngine.create(checkOptions(options).settings, store);
+    };
+    const folder = await open();
+    const another = await open();
+    try {
+      const answer = ordersAnswer(12_000);
+      const json = JSON.stringify(answer);
+      const plan = await folder.prepare(
+        JSON.stringify({ content: [{ type: 'text', text: json }], structuredContent: answer }),
+      );
+      await folder.commit(plan, ME.session, ME.subject);
+      const args = JSON.stringify({ handle: plan.handle, path: '$.data.orders', offset: 11_980 });
+      const expected = JSON.stringify({
+        path: "$['data']['orders']",
+        value: answer.data.orders.slice(11_980),
+        total: 12_000,
+        offset: 11_980,
+      });
+      const readWith = async (engine: import('../binding').ResultHandlesEngine) => {
+        const before = await gets(counter);
+        expect(await engine.query(args, ME.session, ME.subject)).toBe(expected);
+        return (await gets(counter)) - before;
+      };
+      expect(await readWith(folder)).toBe(0);
+      // Another server process on the same Redis reads the index once, then keeps it.
+      expect(await readWith(another)).toBe(1);
+      expect(await readWith(another)).toBe(0);
+    } finally {
+      await Promise.all([folder.close(), another.close()]);
+      counter.close();
+      await server.stop();
+    }
   });
 });
