@@ -124,6 +124,10 @@ describe('result_query through the path index', () => {
     { path: '/data/orders/11999/id' },
     { path: '$.data.orders[-2]', fields: ['id'] },
     { path: '$.data.orders[3].nope' },
+    // A small member beside large ones: the parts of the object between them.
+    { path: '$.meta.source' },
+    { path: '/meta/tags/1' },
+    { path: '$.meta.nope' },
     // A query on the list alone: the fragment the index records, not the whole answer.
     { path: '$.data.orders[?@.id > 11990].id', limit: 4 },
     { path: '$.data.orders[?@.id > 11990].id', offset: 4 },

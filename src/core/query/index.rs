@@ -99,6 +99,17 @@ enum Node {
   },
 }
 
+impl Node {
+  /// Its value's byte span in the answer: `[start, end)`.
+  fn span(&self) -> (u64, u64) {
+    match self {
+      Node::Array { start, end, .. }
+      | Node::Object { start, end, .. }
+      | Node::Text { start, end, .. } => (*start, *end),
+    }
+  }
+}
+
 // ─── building ───────────────────────────────────────────────────────────────
 
 /// The index of `text` (an answer's JSON text), or `None` when it needs none (nothing spans more than

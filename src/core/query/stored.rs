@@ -167,10 +167,14 @@ async fn answer_indexed(
   let Some(read) = plan(&index, args) else {
     return Ok(None);
   };
-  let fragment = store
-    .read_range(&args.handle, owner, read.start, read.end)
-    .await?
-    .ok_or_else(handle_not_found)?;
+  let mut fragment = Vec::new();
+  for (start, end) in read.ranges() {
+    let part = store
+      .read_range(&args.handle, owner, start, end)
+      .await?
+      .ok_or_else(handle_not_found)?;
+    fragment.extend_from_slice(&part);
+  }
   if fragment.len() <= INLINE_FRAGMENT_BYTES {
     return Ok(answer_range(&read, &fragment, args, threshold_bytes));
   }

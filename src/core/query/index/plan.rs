@@ -1,6 +1,7 @@
 //! Reading through the index: [`plan`] follows a singular path to a large array or string (or into an item of such
-//! an array) and names the byte range that holds the requested window (or the item); [`answer_range`] answers from
-//! that range alone, through the same answer writer as the full read, so both routes give byte-identical answers.
+//! an array, or a member of a large object that the index does not record) and names the byte ranges that hold the
+//! requested window (or the item, or the object's small members); [`answer_range`] answers from those bytes alone,
+//! through the same answer writer as the full read, so both routes give byte-identical answers.
 
 use serde_json::value::RawValue;
 
@@ -13,10 +14,10 @@ use crate::core::query::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIM
 use crate::core::query::path::{normalized_path, ParsedPath, PathElement};
 use crate::core::query::walk::Kind;
 
-/// The byte range of the answer that holds a query's window, and what to expect in it.
+/// The byte ranges of the answer that hold a query's window, and what to expect in them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexedRead {
-  /// Answer bytes `[start, end)` to read.
+  /// Answer bytes `[start, end)` to read (for an object's members, from the first part to the last).
   pub start: u64,
   pub end: u64,
   /// The located path to the list or string (for an item, to the item).
@@ -41,7 +42,16 @@ enum Within {
   Text,
   /// Items of a list, one of which (item `at`) the path goes on into, from its step `rest`.
   Item { at: u64, rest: usize },
+  /// The parts of a large object between the members the index records (`parts`, in order: from its opening
+  /// brace to the first such member's value, between two of them, from the last one to the closing brace), whose
+  /// small members the path goes on into, from its step `rest`.
+  Members { parts: Vec<(u64, u64)>, rest: usize },
 }
+
+/// An object's small members are read this way only when the parts between its recorded members come to at most
+/// this many bytes, in at most [`MAX_MEMBER_PARTS`] parts (each a read of its own): otherwise the whole answer.
+const MAX_MEMBER_BYTES: u64 = 64 * 1024;
+const MAX_MEMBER_PARTS: usize = 8;
 
 /// The range to read for `args`, when the index covers its path and window; `None` means "read it all".
 pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
@@ -52,7 +62,10 @@ pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
   let mut node = &root;
   let mut elements = Vec::with_capacity(steps.len());
   for (taken, step) in steps.iter().enumerate() {
-    let (element, followed) = follow(node, step)?;
+    let Some((element, followed)) = follow(node, step) else {
+      // A member the index does not record, of an object it does: among the small ones, if anywhere.
+      return members_range(node, elements, taken);
+    };
     elements.push(element);
     match followed {
       Followed::Recorded(child) => node = child,
@@ -151,6 +164,74 @@ fn item_range(
   )
 }
 
+/// The parts of `node` (an object) between the members the index records, to follow the path on from its step
+/// `rest`; `None` when they are too many or too long, or `node` is not an object. Every member the index does not
+/// record lies in them, however often its key is repeated (the index records only a key's last member).
+fn members_range(node: &Node, elements: Vec<PathElement>, rest: usize) -> Option<IndexedRead> {
+  let Node::Object {
+    start,
+    end,
+    children,
+  } = node
+  else {
+    return None;
+  };
+  if children.len() >= MAX_MEMBER_PARTS {
+    return None;
+  }
+  let mut spans: Vec<(u64, u64)> = children.iter().map(|(_, child)| child.span()).collect();
+  spans.sort_unstable();
+  let mut parts = Vec::with_capacity(spans.len() + 1);
+  let mut from = *start;
+  for (value_start, value_end) in spans {
+    parts.push((from, value_start));
+    from = value_end;
+  }
+  parts.push((from, *end));
+  let bytes: u64 = parts
+    .iter()
+    .map(|(a, b)| b.checked_sub(*a))
+    .sum::<Option<u64>>()?;
+  if bytes > MAX_MEMBER_BYTES {
+    return None;
+  }
+  Some(IndexedRead {
+    start: parts[0].0,
+    end: parts[parts.len() - 1].1,
+    elements,
+    within: Within::Members { parts, rest },
+    total: 0,
+    base: 0,
+    count: 0,
+    to_close: true,
+  })
+}
+
+impl IndexedRead {
+  /// The answer's byte ranges to read, in order; [`answer_range`] takes their bytes one after the other.
+  pub fn ranges(&self) -> Vec<(u64, u64)> {
+    match &self.within {
+      Within::Members { parts, .. } => parts.clone(),
+      _ => vec![(self.start, self.end)],
+    }
+  }
+}
+
+/// The object `parts` come from, each recorded member's value written `null`: its small members as they are.
+fn object_without_recorded_members(parts: &[(u64, u64)], bytes: &[u8]) -> Option<String> {
+  let mut object = String::with_capacity(bytes.len() + 4 * parts.len());
+  let mut at = 0usize;
+  for (i, (start, end)) in parts.iter().enumerate() {
+    let len = usize::try_from(end - start).ok()?;
+    if i > 0 {
+      object.push_str("null");
+    }
+    object.push_str(std::str::from_utf8(bytes.get(at..at + len)?).ok()?);
+    at += len;
+  }
+  (at == bytes.len()).then_some(object)
+}
+
 /// Checkpoints `a` to `b` (or to the node's closing bracket or quote, just before `end`).
 fn range(
   elements: Vec<PathElement>,
@@ -178,14 +259,28 @@ fn range(
   }
 }
 
-/// Answers `args` from the bytes `plan` named; `None` when they are not what the index promised (then read it
-/// all). Same answers, byte for byte, as [`run_query`](crate::core::query::run_query) over the whole answer.
+/// Answers `args` from the bytes `plan` named (its [`IndexedRead::ranges`], one after the other); `None` when they
+/// are not what the index promised (then read it all). Same answers, byte for byte, as
+/// [`run_query`](crate::core::query::run_query) over the whole answer.
 pub fn answer_range(
   read: &IndexedRead,
   fragment: &[u8],
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> Option<CoreResult<String>> {
+  if let Within::Members { parts, rest } = &read.within {
+    let ParsedPath::Steps(steps) = args.path.parsed() else {
+      return None;
+    };
+    let object = object_without_recorded_members(parts, fragment)?;
+    return answer_within_item(
+      &object,
+      &read.elements,
+      steps.get(*rest..)?,
+      args,
+      threshold_bytes,
+    );
+  }
   let text = std::str::from_utf8(fragment).ok()?;
   if read.within == Within::Text {
     let part: String = serde_json::from_str(&format!("\"{text}\"")).ok()?;
