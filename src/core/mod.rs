@@ -7,6 +7,7 @@ pub mod fold;
 pub(crate) mod json;
 pub mod options;
 pub mod query;
+pub(crate) mod recent;
 pub mod references;
 pub mod seal;
 pub mod store;

@@ -7,9 +7,9 @@
 //! kept. A handle that expired or was removed reads as missing on the next page, since every page still reads its
 //! range from the store.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
+use crate::core::recent::{RecentlyUsed, Weighed};
 use crate::core::seal::Owner;
 
 /// Queries kept per store.
@@ -27,59 +27,51 @@ struct Key {
   query: String,
 }
 
+#[derive(Clone)]
+struct Kept(Spans);
+
+impl Weighed for Kept {
+  fn weight(&self) -> usize {
+    self.0.len()
+  }
+}
+
 /// The kept match spans of one store.
-#[derive(Default)]
 pub struct MatchPages {
-  entries: Mutex<VecDeque<(Key, Spans)>>,
+  recent: RecentlyUsed<Key, Kept>,
+}
+
+impl Default for MatchPages {
+  fn default() -> Self {
+    Self {
+      recent: RecentlyUsed::new(MAX_QUERIES, MAX_SPANS, MAX_SPANS),
+    }
+  }
 }
 
 impl MatchPages {
   /// The spans kept for `query` on `handle` for `owner`, marked most recently used.
   pub(crate) fn get(&self, handle: &str, owner: &Owner, query: &str) -> Option<Spans> {
-    let mut entries = self.entries.lock().ok()?;
-    let at = entries
-      .iter()
-      .position(|(key, _)| key.handle == handle && key.query == query && key.owner == *owner)?;
-    let entry = entries.remove(at)?;
-    let spans = entry.1.clone();
-    entries.push_back(entry);
-    Some(spans)
+    let kept = self
+      .recent
+      .get(|key| key.handle == handle && key.query == query && key.owner == *owner)?;
+    Some(kept.0)
   }
 
   /// Keeps `spans`, dropping the least recently used queries past the bounds.
   pub(crate) fn put(&self, handle: &str, owner: &Owner, query: &str, spans: Spans) {
-    if spans.len() > MAX_SPANS {
-      return;
-    }
-    let Ok(mut entries) = self.entries.lock() else {
-      return;
+    let key = Key {
+      handle: handle.to_string(),
+      owner: owner.clone(),
+      query: query.to_string(),
     };
-    entries.retain(|(key, _)| !(key.handle == handle && key.query == query && key.owner == *owner));
-    entries.push_back((
-      Key {
-        handle: handle.to_string(),
-        owner: owner.clone(),
-        query: query.to_string(),
-      },
-      spans,
-    ));
-    let mut total: usize = entries.iter().map(|(_, spans)| spans.len()).sum();
-    while entries.len() > MAX_QUERIES || total > MAX_SPANS {
-      let Some((_, dropped)) = entries.pop_front() else {
-        break;
-      };
-      total -= dropped.len();
-    }
+    self.recent.put(key, Kept(spans));
   }
 
   /// Queries kept now.
   #[cfg(test)]
   pub(crate) fn len(&self) -> usize {
-    self
-      .entries
-      .lock()
-      .map(|entries| entries.len())
-      .unwrap_or(0)
+    self.recent.len()
   }
 }
 

@@ -8,9 +8,9 @@
 //! [`MAX_INDEXES`] records and [`MAX_BYTES`] in all, least recently used first out, each for at most the store's
 //! TTL.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use crate::core::recent::{RecentlyUsed, Weighed};
 
 /// Sealed indexes kept per store.
 pub(crate) const MAX_INDEXES: usize = 256;
@@ -19,15 +19,21 @@ pub(crate) const MAX_BYTES: usize = 8 << 20;
 /// A sealed index larger than this is not kept (it would push out too many others).
 const MAX_ONE: usize = MAX_BYTES / 16;
 
+#[derive(Clone)]
 struct Kept {
-  key: String,
   sealed: Vec<u8>,
   until: Instant,
 }
 
-/// The sealed indexes kept for one store.
+impl Weighed for Kept {
+  fn weight(&self) -> usize {
+    self.sealed.len()
+  }
+}
+
+/// The sealed indexes kept for one store, by their full storage key.
 pub(crate) struct NearIndexes {
-  entries: Mutex<VecDeque<Kept>>,
+  recent: RecentlyUsed<String, Kept>,
   lifetime: Duration,
 }
 
@@ -35,61 +41,39 @@ impl NearIndexes {
   /// Keeps each index for at most `ttl_seconds` (the store's TTL: a record saved now expires no later).
   pub(crate) fn new(ttl_seconds: u64) -> Self {
     Self {
-      entries: Mutex::default(),
+      recent: RecentlyUsed::new(MAX_INDEXES, MAX_BYTES, MAX_ONE),
       lifetime: Duration::from_secs(ttl_seconds),
     }
   }
 
   /// A copy of the sealed index kept under `key` (marked most recently used), unless it has outlived the TTL.
   pub(crate) fn get(&self, key: &str) -> Option<Vec<u8>> {
-    let mut entries = self.entries.lock().ok()?;
-    let now = Instant::now();
-    entries.retain(|kept| kept.until > now);
-    let at = entries.iter().position(|kept| kept.key == key)?;
-    let kept = entries.remove(at)?;
-    let copy = kept.sealed.clone();
-    entries.push_back(kept);
-    Some(copy)
+    let kept = self.recent.get(|kept| kept == key)?;
+    if kept.until <= Instant::now() {
+      self.recent.remove(&key.to_string());
+      return None;
+    }
+    Some(kept.sealed)
   }
 
   /// Keeps `sealed` under `key`, dropping the least recently used past the bounds.
   pub(crate) fn put(&self, key: &str, sealed: &[u8]) {
-    if sealed.len() > MAX_ONE {
-      return;
-    }
-    let Ok(mut entries) = self.entries.lock() else {
-      return;
-    };
-    entries.retain(|kept| kept.key != key);
-    entries.push_back(Kept {
-      key: key.to_string(),
+    let kept = Kept {
       sealed: sealed.to_vec(),
       until: Instant::now() + self.lifetime,
-    });
-    let mut total: usize = entries.iter().map(|kept| kept.sealed.len()).sum();
-    while entries.len() > MAX_INDEXES || total > MAX_BYTES {
-      let Some(dropped) = entries.pop_front() else {
-        break;
-      };
-      total -= dropped.sealed.len();
-    }
+    };
+    self.recent.put(key.to_string(), kept);
   }
 
   /// Forgets the index kept under `key`.
   pub(crate) fn remove(&self, key: &str) {
-    if let Ok(mut entries) = self.entries.lock() {
-      entries.retain(|kept| kept.key != key);
-    }
+    self.recent.remove(&key.to_string());
   }
 
   /// Indexes kept now.
   #[cfg(test)]
   pub(crate) fn len(&self) -> usize {
-    self
-      .entries
-      .lock()
-      .map(|entries| entries.len())
-      .unwrap_or(0)
+    self.recent.len()
   }
 }
 
