@@ -167,13 +167,14 @@ async fn answer_indexed(
   let Some(read) = plan(&index, args) else {
     return Ok(None);
   };
+  // An object's parts are read at once: on a multiplexed connection (Redis) their commands share a round trip.
+  let parts = read
+    .ranges()
+    .into_iter()
+    .map(|(start, end)| store.read_range(&args.handle, owner, start, end));
   let mut fragment = Vec::new();
-  for (start, end) in read.ranges() {
-    let part = store
-      .read_range(&args.handle, owner, start, end)
-      .await?
-      .ok_or_else(handle_not_found)?;
-    fragment.extend_from_slice(&part);
+  for part in futures_util::future::try_join_all(parts).await? {
+    fragment.extend_from_slice(&part.ok_or_else(handle_not_found)?);
   }
   if fragment.len() <= INLINE_FRAGMENT_BYTES {
     return Ok(answer_range(&read, &fragment, args, threshold_bytes));

@@ -16,6 +16,9 @@ pub(crate) struct Counting {
   pub(crate) calls: AtomicU64,
   /// Bytes handed out.
   pub(crate) fetched: AtomicU64,
+  /// Reads under way now, and the most that were at once (each read yields once, so reads polled together meet).
+  in_flight: AtomicU64,
+  pub(crate) most_in_flight: AtomicU64,
 }
 
 impl Counting {
@@ -28,6 +31,8 @@ impl Counting {
       }),
       calls: AtomicU64::new(0),
       fetched: AtomicU64::new(0),
+      in_flight: AtomicU64::new(0),
+      most_in_flight: AtomicU64::new(0),
     });
     let store = backend.another_store();
     (backend, store)
@@ -41,6 +46,16 @@ impl Counting {
   /// The calls since the last time this was asked.
   pub(crate) fn take_calls(&self) -> u64 {
     self.calls.swap(0, Ordering::Relaxed)
+  }
+
+  /// Runs one read, counting it while it is under way.
+  async fn reading<T>(&self, read: impl std::future::Future<Output = T>) -> T {
+    let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+    self.most_in_flight.fetch_max(now, Ordering::Relaxed);
+    tokio::task::yield_now().await;
+    let value = read.await;
+    self.in_flight.fetch_sub(1, Ordering::Relaxed);
+    value
   }
 
   fn counted(&self, bytes: usize) {
@@ -62,7 +77,7 @@ impl Backend for Counting {
   }
   fn get_range(&self, key: String, start: u64, end: u64) -> BoxFuture<'_, CoreResult<Vec<u8>>> {
     Box::pin(async move {
-      let value = self.inner.get_range(key, start, end).await?;
+      let value = self.reading(self.inner.get_range(key, start, end)).await?;
       self.counted(value.len());
       Ok(value)
     })
@@ -75,7 +90,8 @@ impl Backend for Counting {
     end: u64,
   ) -> BoxFuture<'_, CoreResult<(Vec<u8>, Vec<u8>)>> {
     Box::pin(async move {
-      let (head, range) = self.inner.get_head_and_range(key, head, start, end).await?;
+      let read = self.inner.get_head_and_range(key, head, start, end);
+      let (head, range) = self.reading(read).await?;
       self.counted(head.len() + range.len());
       Ok((head, range))
     })
