@@ -8,7 +8,7 @@
 // index; plain JS decrypts and parses it all.
 // Interleaved runs, medians; ratio = native / plain JS (below 1: native is faster). Then: paging through every
 // match of a filter on the 10 MB answer (limit 20, nextOffset to the end) against one query, and a singular read
-// through the path index.
+// through the path index (the last 20 orders, one item, and a small member beside the lists).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -125,8 +125,10 @@ const INSIDE = 100;
 
 async function main() {
   const answers = new Map([1, 10].map((mb) => [mb, { orders: ordersAnswer(mb * 1024 * 1024, makeOrder).orders }]));
+  const events = ordersAnswer(9 * 1024 * 1024, makeEvent).orders;
   answers.set(INSIDE, {
-    events: ordersAnswer(9 * 1024 * 1024, makeEvent).orders,
+    meta: { events: events.length, orders: answers.get(1).orders.length, source: 'bench' },
+    events,
     orders: answers.get(1).orders,
   });
   const handles = createResultHandles({ thresholdBytes: 16_384, storage: { type: 'memory' } });
@@ -242,6 +244,11 @@ async function main() {
   const itemPath = `$.orders[${total - 5}].sku`;
   const [itemMs] = await interleaved([() => nativeRead(pools.get(10).kept, itemPath)], RUNS * 4);
   console.log(`singular read into one item, ${itemPath} on 10 MB (path index): ${formatMs(itemMs, 3)}`);
+  // A small member beside the large ones: the index reads the parts of the root between them.
+  const [memberMs] = await interleaved([() => nativeRead(pools.get(INSIDE).kept, '$.meta.orders')], RUNS * 4);
+  console.log(
+    `singular read of a small member, $.meta.orders beside 10 MB of lists (path index): ${formatMs(memberMs, 3)}`,
+  );
 
   await native.close();
   await js.close();
