@@ -356,6 +356,29 @@ pub(crate) fn run_fragment_query_keeping_spans(
   Some((outcome, (query_text.clone(), spans)))
 }
 
+/// Answers a JSONPath query from the small members of a large object its first `steps` lead to, rebuilt as one
+/// object (see `index::object_without_recorded_members`): the rest of the query runs on that object's tape, checked
+/// as it is read. No match spans are kept (they would name places in the rebuilt object, not in the answer): the
+/// members are small, and a next page reads them again. `None` when the whole answer must decide: the tape does not
+/// read the object, or the evaluation fails (the work budget grows with the nodes a query may read, so only the whole
+/// answer's budget gives the whole read's outcome).
+pub(crate) fn run_members_query(
+  object: &str,
+  steps: usize,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> Option<CoreResult<String>> {
+  let (query, query_text) = jsonpath_of(args)?;
+  let rest = Query {
+    kind: QueryKind::Root,
+    segments: spec_query(query).segments.get(steps..)?.to_vec(),
+  };
+  match answer_on_tape(object, &rest, query_text, args, threshold_bytes, None)? {
+    (outcome, Some(_)) => Some(outcome),
+    (_, None) => None,
+  }
+}
+
 /// `query` (as run: `query_text`) evaluated on the tape of `text` (certified when `certified` names its long
 /// arrays), answered for `args`, with the byte spans of every match; the spans are `None` when the evaluation
 /// failed, and the whole is `None` when the tape does not read the text.

@@ -242,6 +242,92 @@ pub(crate) fn fragment(index: &[u8], steps: &[Step]) -> Option<Fragment> {
   })
 }
 
+/// An object's small members are read on their own only when the parts between its recorded members come to at
+/// most this many bytes, in at most [`MAX_MEMBER_PARTS`] parts (read at once): otherwise the whole answer.
+const MAX_MEMBER_BYTES: u64 = 64 * 1024;
+const MAX_MEMBER_PARTS: usize = 8;
+
+/// The parts of `node`, an object the index records, between the members it records (from the opening brace to the
+/// first one's value, between two of them, from the last one to the closing brace), in order; `None` when they are
+/// too many or too long, or `node` is not an object. Every member the index does not record lies in them, however
+/// often its key is repeated (the index records only a key's last member).
+fn member_parts(node: &Node) -> Option<Vec<(u64, u64)>> {
+  let Node::Object {
+    start,
+    end,
+    children,
+  } = node
+  else {
+    return None;
+  };
+  if children.len() >= MAX_MEMBER_PARTS {
+    return None;
+  }
+  let mut spans: Vec<(u64, u64)> = children.iter().map(|(_, child)| child.span()).collect();
+  spans.sort_unstable();
+  let mut parts = Vec::with_capacity(spans.len() + 1);
+  let mut from = *start;
+  for (value_start, value_end) in spans {
+    parts.push((from, value_start));
+    from = value_end;
+  }
+  parts.push((from, *end));
+  let bytes: u64 = parts
+    .iter()
+    .map(|(a, b)| b.checked_sub(*a))
+    .sum::<Option<u64>>()?;
+  (bytes <= MAX_MEMBER_BYTES).then_some(parts)
+}
+
+/// The object [`member_parts`] come from, rebuilt from their bytes (`bytes`, one part after the other) with each
+/// recorded member's value written `null`: its small members as they are.
+pub(crate) fn object_without_recorded_members(
+  parts: &[(u64, u64)],
+  bytes: &[u8],
+) -> Option<String> {
+  let mut object = String::with_capacity(bytes.len() + 4 * parts.len());
+  let mut at = 0usize;
+  for (i, (start, end)) in parts.iter().enumerate() {
+    let len = usize::try_from(end - start).ok()?;
+    if i > 0 {
+      object.push_str("null");
+    }
+    object.push_str(std::str::from_utf8(bytes.get(at..at + len)?).ok()?);
+    at += len;
+  }
+  (at == bytes.len()).then_some(object)
+}
+
+/// Small members of a large object that a JSONPath query's first steps lead into: the object's parts between its
+/// recorded members (see [`member_parts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Members {
+  /// How many of the query's first steps lead to the object (the next one names a member the index does not record).
+  pub steps: usize,
+  pub parts: Vec<(u64, u64)>,
+}
+
+/// The small members `steps` lead into (see [`Members`]): through the nodes the index records, up to an object
+/// whose member named by the next step it does not record; `None` when every step is recorded, or the walk stops
+/// on anything but such an object.
+pub(crate) fn members(index: &[u8], steps: &[Step]) -> Option<Members> {
+  let (_, root) = codec::decode(index)?;
+  let mut node = &root;
+  for (taken, step) in steps.iter().enumerate() {
+    match follow(node, step) {
+      Some((_, Followed::Recorded(child))) => node = child,
+      Some((_, Followed::SmallItem(_))) => return None,
+      None => {
+        return Some(Members {
+          steps: taken,
+          parts: member_parts(node)?,
+        })
+      }
+    }
+  }
+  None
+}
+
 /// Where one step of a singular path leads from a node of the index.
 enum Followed<'n> {
   /// A node the index records.

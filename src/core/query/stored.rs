@@ -7,12 +7,14 @@ use std::sync::Arc;
 
 use super::answer::{answer, list_window, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
-use super::index::{answer_range, certified_arrays, fragment, plan};
+use super::index::{
+  answer_range, certified_arrays, fragment, members, object_without_recorded_members, plan,
+};
 use super::path::{ParsedPath, Step};
 use super::walk::Kind;
 use super::{
-  child_steps, handle_not_found, run_fragment_query_keeping_spans, run_query_keeping_spans,
-  QuerySpans,
+  child_steps, handle_not_found, run_fragment_query_keeping_spans, run_members_query,
+  run_query_keeping_spans, QuerySpans,
 };
 use crate::core::error::{CoreError, CoreResult};
 use crate::core::store::{HandleStore, Owner};
@@ -56,6 +58,11 @@ pub async fn query_stored(
       } else {
         let index = store.read_index(&args.handle, owner).await;
         let in_index = index.as_ref().ok().and_then(Option::as_deref);
+        if let Some(outcome) =
+          answer_from_members(store, &args, owner, threshold_bytes, in_index, &steps).await?
+        {
+          return outcome;
+        }
         if let Some(outcome) =
           answer_from_fragment(store, &args, owner, threshold_bytes, in_index, &steps).await?
         {
@@ -102,6 +109,45 @@ fn keep_match_spans(
       .match_pages()
       .put(handle, owner, &query, Arc::new(spans));
   }
+}
+
+/// Answers a JSONPath query from the small members of a large object its first steps lead into, as the index names
+/// them (`index::members`): reads and decrypts only the object's parts between its large members. `None` when the
+/// index names none, or the whole answer must decide (see `run_members_query`).
+async fn answer_from_members(
+  store: &HandleStore,
+  args: &QueryArgs,
+  owner: &Owner,
+  threshold_bytes: usize,
+  index: Option<&[u8]>,
+  steps: &[Step],
+) -> CoreResult<Option<CoreResult<String>>> {
+  let Some(members) = index.and_then(|index| members(index, steps)) else {
+    return Ok(None);
+  };
+  let bytes = read_parts(store, args, owner, &members.parts).await?;
+  Ok(
+    object_without_recorded_members(&members.parts, &bytes)
+      .and_then(|object| run_members_query(&object, members.steps, args, threshold_bytes)),
+  )
+}
+
+/// The answer's bytes in `ranges`, one after the other, read at once: on a multiplexed connection (Redis) their
+/// commands share a round trip. RESULT_HANDLE_NOT_FOUND when the answer is gone.
+async fn read_parts(
+  store: &HandleStore,
+  args: &QueryArgs,
+  owner: &Owner,
+  ranges: &[(u64, u64)],
+) -> CoreResult<Vec<u8>> {
+  let parts = ranges
+    .iter()
+    .map(|&(start, end)| store.read_range(&args.handle, owner, start, end));
+  let mut bytes = Vec::new();
+  for part in futures_util::future::try_join_all(parts).await? {
+    bytes.extend_from_slice(&part.ok_or_else(handle_not_found)?);
+  }
+  Ok(bytes)
 }
 
 /// Answers a JSONPath query from the fragment of the answer its first steps lead to, as the index names it
@@ -167,15 +213,7 @@ async fn answer_indexed(
   let Some(read) = plan(&index, args) else {
     return Ok(None);
   };
-  // An object's parts are read at once: on a multiplexed connection (Redis) their commands share a round trip.
-  let parts = read
-    .ranges()
-    .into_iter()
-    .map(|(start, end)| store.read_range(&args.handle, owner, start, end));
-  let mut fragment = Vec::new();
-  for part in futures_util::future::try_join_all(parts).await? {
-    fragment.extend_from_slice(&part.ok_or_else(handle_not_found)?);
-  }
+  let fragment = read_parts(store, args, owner, &read.ranges()).await?;
   if fragment.len() <= INLINE_FRAGMENT_BYTES {
     return Ok(answer_range(&read, &fragment, args, threshold_bytes));
   }

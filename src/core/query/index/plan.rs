@@ -6,7 +6,7 @@
 use serde_json::value::RawValue;
 
 use super::codec::decode;
-use super::{follow, Followed, Node};
+use super::{follow, member_parts, object_without_recorded_members, Followed, Node};
 use crate::core::error::CoreResult;
 use crate::core::query::answer::{answer, string_window_within, window, Items, Target};
 use crate::core::query::answer_within_item;
@@ -47,11 +47,6 @@ enum Within {
   /// small members the path goes on into, from its step `rest`.
   Members { parts: Vec<(u64, u64)>, rest: usize },
 }
-
-/// An object's small members are read this way only when the parts between its recorded members come to at most
-/// this many bytes, in at most [`MAX_MEMBER_PARTS`] parts (each a read of its own): otherwise the whole answer.
-const MAX_MEMBER_BYTES: u64 = 64 * 1024;
-const MAX_MEMBER_PARTS: usize = 8;
 
 /// The range to read for `args`, when the index covers its path and window; `None` means "read it all".
 pub fn plan(index: &[u8], args: &QueryArgs) -> Option<IndexedRead> {
@@ -164,37 +159,9 @@ fn item_range(
   )
 }
 
-/// The parts of `node` (an object) between the members the index records, to follow the path on from its step
-/// `rest`; `None` when they are too many or too long, or `node` is not an object. Every member the index does not
-/// record lies in them, however often its key is repeated (the index records only a key's last member).
+/// The parts of `node` (see [`member_parts`]), to follow the path on from its step `rest`.
 fn members_range(node: &Node, elements: Vec<PathElement>, rest: usize) -> Option<IndexedRead> {
-  let Node::Object {
-    start,
-    end,
-    children,
-  } = node
-  else {
-    return None;
-  };
-  if children.len() >= MAX_MEMBER_PARTS {
-    return None;
-  }
-  let mut spans: Vec<(u64, u64)> = children.iter().map(|(_, child)| child.span()).collect();
-  spans.sort_unstable();
-  let mut parts = Vec::with_capacity(spans.len() + 1);
-  let mut from = *start;
-  for (value_start, value_end) in spans {
-    parts.push((from, value_start));
-    from = value_end;
-  }
-  parts.push((from, *end));
-  let bytes: u64 = parts
-    .iter()
-    .map(|(a, b)| b.checked_sub(*a))
-    .sum::<Option<u64>>()?;
-  if bytes > MAX_MEMBER_BYTES {
-    return None;
-  }
+  let parts = member_parts(node)?;
   Some(IndexedRead {
     start: parts[0].0,
     end: parts[parts.len() - 1].1,
@@ -215,21 +182,6 @@ impl IndexedRead {
       _ => vec![(self.start, self.end)],
     }
   }
-}
-
-/// The object `parts` come from, each recorded member's value written `null`: its small members as they are.
-fn object_without_recorded_members(parts: &[(u64, u64)], bytes: &[u8]) -> Option<String> {
-  let mut object = String::with_capacity(bytes.len() + 4 * parts.len());
-  let mut at = 0usize;
-  for (i, (start, end)) in parts.iter().enumerate() {
-    let len = usize::try_from(end - start).ok()?;
-    if i > 0 {
-      object.push_str("null");
-    }
-    object.push_str(std::str::from_utf8(bytes.get(at..at + len)?).ok()?);
-    at += len;
-  }
-  (at == bytes.len()).then_some(object)
 }
 
 /// Checkpoints `a` to `b` (or to the node's closing bracket or quote, just before `end`).

@@ -519,6 +519,20 @@ async fn small_members_beside_large_ones_read_only_the_parts_between_them() {
       text.len()
     );
   }
+  // A JSONPath query whose first steps lead into a small member reads the same parts.
+  for path in [
+    "$.meta.*",
+    "$.meta[?@ == 'c-1']",
+    "$['meta']..total",
+    "$.note[*]",
+  ] {
+    backend.most_in_flight.store(0, Ordering::Relaxed);
+    let query = args(json!({"handle": handle, "path": path}));
+    let (answer, bytes) = stored_as_in_memory(&store, &backend, &text, &query, &me).await;
+    assert!(answer.is_ok(), "{path}: {answer:?}");
+    assert_eq!(backend.most_in_flight.load(Ordering::Relaxed), 3, "{path}");
+    assert!(bytes <= bound, "{path}: {bytes} bytes fetched");
+  }
   // A member that is not there is found missing by the whole read, whose error names the nearest node.
   let (missing, _) = stored_as_in_memory(
     &store,
@@ -1121,6 +1135,45 @@ async fn a_query_that_fails_on_the_fragment_is_answered_by_the_whole_answer() {
 
 proptest! {
   #![proptest_config(ProptestConfig::with_cases(512))]
+
+  /// A query whose first steps lead into a small member of an object the index records answers from the object's
+  /// parts between its recorded members as from the whole answer (or leaves it to the whole answer).
+  #[test]
+  fn members_and_whole_routes_agree(
+    doc in value(),
+    pretty in any::<bool>(),
+    pick in any::<prop::sample::Index>(),
+    key in prop::sample::select(&KEYS[..]),
+    rest in prop::sample::select(&[
+      "", "[*]", "..*", "[1:]", "[?@ > 1]", "[?@.a]", "[*][?@.b == 'x' || @ == 1]", "..a", "[?length(@) > 1]",
+    ][..]),
+    offset in prop::option::of(0u64..30),
+    limit in prop::option::of(1usize..12),
+  ) {
+    let (text, paths) = answer_around(doc, pretty);
+    let Some(index) = build_index(&text, TINY) else { return Ok(()) };
+    let elements = [pick.get(&paths).clone(), vec![PathElement::Name(key.to_string())]].concat();
+    let path = format!("{}{rest}", normalized_path(&elements));
+    let mut value = json!({"handle": "h", "path": path});
+    if let Some(offset) = offset { value["offset"] = json!(offset); }
+    if let Some(limit) = limit { value["limit"] = json!(limit); }
+    let query = args(value);
+    let crate::core::query::path::ParsedPath::Query { query: parsed, .. } = query.path.parsed() else {
+      return Ok(());
+    };
+    let Some(found) = members(&index, &crate::core::query::child_steps(parsed)) else { return Ok(()) };
+    let bytes: Vec<u8> = found
+      .parts
+      .iter()
+      .flat_map(|&(start, end)| text.as_bytes()[start as usize..end as usize].to_vec())
+      .collect();
+    let object = object_without_recorded_members(&found.parts, &bytes).expect("the parts rebuild an object");
+    let Some(outcome) = crate::core::query::run_members_query(&object, found.steps, &query, 100_000) else {
+      return Ok(());
+    };
+    let whole = run_query(text.as_bytes(), &query, 100_000);
+    prop_assert_eq!(format!("{outcome:?}"), format!("{whole:?}"), "{} on {}", path, text);
+  }
 
   /// A query that continues past a container's path with a segment that can select several nodes (children,
   /// descendants, a slice, filters, one reading from the root) answers from the fragment as from the whole answer,
