@@ -128,6 +128,8 @@ describe('result_query through the path index', () => {
     { path: '$.meta.source' },
     { path: '/meta/tags/1' },
     { path: '$.meta.nope' },
+    { path: '$.meta.tags[*]' },
+    { path: "$.meta[?@ == 'slice']" },
     // A query on the list alone: the fragment the index records, not the whole answer.
     { path: '$.data.orders[?@.id > 11990].id', limit: 4 },
     { path: '$.data.orders[?@.id > 11990].id', offset: 4 },
