@@ -326,7 +326,7 @@ impl HandleStore {
       .map(|near| (near, key.clone(), record.clone()));
     bounded(self.backend.set(key, record, self.ttl_seconds)).await?;
     if let Some((near, key, record)) = near {
-      near.put(&key, &record);
+      near.put(&key, record);
     }
     Ok(())
   }
@@ -354,7 +354,7 @@ impl HandleStore {
     }
     let record = bounded(self.backend.get(key.clone())).await?;
     if let Some(record) = &record {
-      near.put(&key, record);
+      near.put(&key, record.clone());
     }
     Ok(record)
   }

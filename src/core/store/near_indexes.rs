@@ -57,9 +57,9 @@ impl NearIndexes {
   }
 
   /// Keeps `sealed` under `key`, dropping the least recently used past the bounds.
-  pub(crate) fn put(&self, key: &str, sealed: &[u8]) {
+  pub(crate) fn put(&self, key: &str, sealed: Vec<u8>) {
     let kept = Kept {
-      sealed: sealed.to_vec(),
+      sealed,
       until: Instant::now() + self.lifetime,
     };
     self.recent.put(key.to_string(), kept);
@@ -85,7 +85,7 @@ mod tests {
   fn keeps_the_most_recently_used_within_both_bounds() {
     let near = NearIndexes::new(60);
     for i in 0..MAX_INDEXES + 10 {
-      near.put(&format!("k{i}"), &[i as u8; 16]);
+      near.put(&format!("k{i}"), vec![i as u8; 16]);
     }
     assert_eq!(near.len(), MAX_INDEXES);
     assert_eq!(near.get("k0"), None, "the oldest went first");
@@ -94,13 +94,13 @@ mod tests {
     // k10 was just used: older ones go first when large records come in, by count and then by bytes.
     let large = vec![7u8; MAX_ONE];
     for i in 0..15 {
-      near.put(&format!("large{i}"), &large);
+      near.put(&format!("large{i}"), large.clone());
     }
     assert_eq!(near.len(), MAX_INDEXES);
     assert_eq!(near.get("k25"), None);
     assert!(near.get("k10").is_some() && near.get("k26").is_some());
     // Over the bytes: the small ones not used since go, then the oldest large one; k10 and k26 were just used.
-    near.put("large15", &large);
+    near.put("large15", large);
     assert_eq!(near.len(), 17);
     assert_eq!(near.get("large0"), None);
     assert!(near.get("k10").is_some() && near.get("k26").is_some() && near.get("large1").is_some());
@@ -109,10 +109,10 @@ mod tests {
   #[test]
   fn leaves_out_a_record_too_large_and_forgets_a_removed_one() {
     let near = NearIndexes::new(60);
-    near.put("huge", &vec![1u8; MAX_ONE + 1]);
+    near.put("huge", vec![1u8; MAX_ONE + 1]);
     assert_eq!(near.get("huge"), None);
-    near.put("k", b"sealed");
-    near.put("k", b"sealed again");
+    near.put("k", b"sealed".to_vec());
+    near.put("k", b"sealed again".to_vec());
     assert_eq!(near.len(), 1);
     assert_eq!(near.get("k").as_deref(), Some(&b"sealed again"[..]));
     near.remove("k");
@@ -122,7 +122,7 @@ mod tests {
   #[test]
   fn an_index_kept_past_the_ttl_is_gone() {
     let near = NearIndexes::new(0);
-    near.put("k", b"sealed");
+    near.put("k", b"sealed".to_vec());
     assert_eq!(near.get("k"), None);
     assert_eq!(near.len(), 0);
   }
