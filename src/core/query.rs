@@ -167,17 +167,18 @@ fn answer_terminal(
   answer(path, target, kind, args, threshold_bytes)
 }
 
-/// The answer for a singular path whose first steps reach an item of a list (`prefix`, located), given that item's
-/// text: the other `steps` are followed inside it. `None` when they name nothing there (the whole read then gives
-/// the error, which names the nearest node that exists) or the item does not read.
-pub(crate) fn answer_within_item(
-  item: &str,
+/// The answer for a singular path whose first steps reach a node (`prefix`, located: an item of a list, or a large
+/// object rebuilt from its small members), given that node's text: the other `steps` are followed inside it. `None`
+/// when they name nothing there (the whole read then gives the error, which names the nearest node that exists) or
+/// the node does not read.
+pub(crate) fn answer_within_node(
+  node: &str,
   prefix: &[path::PathElement],
   steps: &[Step],
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> Option<CoreResult<String>> {
-  let (terminal, elements) = seek(item, steps).ok()??;
+  let (terminal, elements) = seek(node, steps).ok()??;
   let located: Vec<path::PathElement> = prefix.iter().cloned().chain(elements).collect();
   Some(answer_terminal(
     terminal,

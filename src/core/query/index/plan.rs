@@ -9,7 +9,7 @@ use super::codec::decode;
 use super::{follow, member_parts, object_without_recorded_members, Followed, Node};
 use crate::core::error::CoreResult;
 use crate::core::query::answer::{answer, string_window_within, window, Items, Target};
-use crate::core::query::answer_within_item;
+use crate::core::query::answer_within_node;
 use crate::core::query::args::{QueryArgs, DEFAULT_LIST_LIMIT, DEFAULT_STRING_LIMIT};
 use crate::core::query::path::{normalized_path, ParsedPath, PathElement};
 use crate::core::query::walk::Kind;
@@ -225,7 +225,7 @@ pub fn answer_range(
       return None;
     };
     let object = object_without_recorded_members(parts, fragment)?;
-    return answer_within_item(
+    return answer_within_node(
       &object,
       &read.elements,
       steps.get(*rest..)?,
@@ -271,7 +271,7 @@ pub fn answer_range(
       return None;
     };
     let item = items.get(usize::try_from(at.checked_sub(read.base)?).ok()?)?;
-    return answer_within_item(
+    return answer_within_node(
       item.get(),
       &read.elements,
       steps.get(rest..)?,
