@@ -299,8 +299,19 @@ fn jsonpath_of(args: &QueryArgs) -> Option<(&serde_json_path::JsonPath, &String)
   }
 }
 
+/// The JSONPath query `args` name without its first `steps` segments, run from the node they lead to, and the
+/// query as written (its answers name it).
+fn query_after(args: &QueryArgs, steps: usize) -> Option<(Query, &String)> {
+  let (query, query_text) = jsonpath_of(args)?;
+  let rest = Query {
+    kind: QueryKind::Root,
+    segments: spec_query(query).segments.get(steps..)?.to_vec(),
+  };
+  Some((rest, query_text))
+}
+
 /// The leading steps of a JSONPath query that each name one child (`$.orders`, `$['a'][3]`), as a singular path's
-/// steps: what a fragment of the answer may stand for (see [`index::fragment`]). None for a query whose filters read
+/// steps: what a fragment of the answer may stand for (see [`index::first_steps`]). None for a query whose filters read
 /// from the root, which needs the whole answer.
 pub(crate) fn child_steps(query: &serde_json_path::JsonPath) -> Vec<Step> {
   let segments = &spec_query(query).segments;
@@ -340,12 +351,7 @@ pub(crate) fn run_fragment_query_keeping_spans(
   threshold_bytes: usize,
   arrays: &[index::LongArray],
 ) -> Option<(CoreResult<String>, QuerySpans)> {
-  let (query, query_text) = jsonpath_of(args)?;
-  let segments = spec_query(query).segments.get(steps..)?;
-  let rest = Query {
-    kind: QueryKind::Root,
-    segments: segments.to_vec(),
-  };
+  let (rest, query_text) = query_after(args, steps)?;
   let text = std::str::from_utf8(fragment).ok()?;
   let (outcome, spans) =
     answer_on_tape(text, &rest, query_text, args, threshold_bytes, Some(arrays))?;
@@ -369,11 +375,7 @@ pub(crate) fn run_members_query(
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> Option<CoreResult<String>> {
-  let (query, query_text) = jsonpath_of(args)?;
-  let rest = Query {
-    kind: QueryKind::Root,
-    segments: spec_query(query).segments.get(steps..)?.to_vec(),
-  };
+  let (rest, query_text) = query_after(args, steps)?;
   match answer_on_tape(object, &rest, query_text, args, threshold_bytes, None)? {
     (outcome, Some(_)) => Some(outcome),
     (_, None) => None,

@@ -196,28 +196,57 @@ pub(crate) struct Fragment {
   pub arrays: Vec<LongArray>,
 }
 
-/// The fragment of the answer that `steps` lead into (see [`Fragment`]), when `index` certifies the answer as
-/// JSON and the fragment leaves out at least a quarter of it; `None` otherwise, or when the index records no
-/// container along the first step. (Reading a fragment moves it once more than reading the whole answer does, which
-/// costs less than reading, decrypting and passing over a quarter of the answer.)
-pub(crate) fn fragment(index: &[u8], steps: &[Step]) -> Option<Fragment> {
-  let (flags, answer_len) = codec::header(index)?;
-  if flags & CERTIFIED_JSON == 0 {
-    return None;
-  }
-  let (_, root) = codec::decode(index)?;
+/// Where a JSONPath query's first steps lead in the index, walked once: the small members of a large object when
+/// a step names a member the index does not record ([`Members`]), and the deepest container it records along them
+/// ([`Fragment`]). A query reads the members when there are some, else the fragment, else the whole answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct FirstSteps {
+  pub members: Option<Members>,
+  pub fragment: Option<Fragment>,
+}
+
+/// Follows `steps` through the nodes `index` records (see [`FirstSteps`]). The fragment is given only when the
+/// index certifies the answer as JSON and the fragment leaves out at least a quarter of it. (Reading a fragment moves
+/// it once more than reading the whole answer does, which costs less than reading, decrypting and passing over a
+/// quarter of the answer.)
+pub(crate) fn first_steps(index: &[u8], steps: &[Step]) -> FirstSteps {
+  let (Some((flags, answer_len)), Some((_, root))) = (codec::header(index), codec::decode(index))
+  else {
+    return FirstSteps::default();
+  };
   let mut node = &root;
   let mut deepest = None;
+  let mut members = None;
   for (taken, step) in steps.iter().enumerate() {
-    let Some((_, Followed::Recorded(child))) = follow(node, step) else {
-      break;
-    };
-    node = child;
-    if !matches!(node, Node::Text { .. }) {
-      deepest = Some((taken + 1, node));
+    match follow(node, step) {
+      Some((_, Followed::Recorded(child))) => {
+        node = child;
+        if !matches!(node, Node::Text { .. }) {
+          deepest = Some((taken + 1, node));
+        }
+      }
+      Some((_, Followed::SmallItem(_))) => break,
+      None => {
+        members = member_parts(node).map(|parts| Members {
+          steps: taken,
+          parts,
+        });
+        break;
+      }
     }
   }
-  let (steps, node) = deepest?;
+  let certified = flags & CERTIFIED_JSON != 0;
+  FirstSteps {
+    members,
+    fragment: deepest
+      .filter(|_| certified)
+      .and_then(|(steps, node)| fragment_of(node, steps, answer_len)),
+  }
+}
+
+/// The fragment `node` stands for, `steps` steps down, when it is a container of at most three quarters of the
+/// answer (`answer_len` bytes).
+fn fragment_of(node: &Node, steps: usize, answer_len: u64) -> Option<Fragment> {
   let (start, end, object) = match node {
     Node::Array { start, end, .. } => (*start, *end, false),
     Node::Object { start, end, .. } => (*start, *end, true),
@@ -305,27 +334,6 @@ pub(crate) struct Members {
   /// How many of the query's first steps lead to the object (the next one names a member the index does not record).
   pub steps: usize,
   pub parts: Vec<(u64, u64)>,
-}
-
-/// The small members `steps` lead into (see [`Members`]): through the nodes the index records, up to an object
-/// whose member named by the next step it does not record; `None` when every step is recorded, or the walk stops
-/// on anything but such an object.
-pub(crate) fn members(index: &[u8], steps: &[Step]) -> Option<Members> {
-  let (_, root) = codec::decode(index)?;
-  let mut node = &root;
-  for (taken, step) in steps.iter().enumerate() {
-    match follow(node, step) {
-      Some((_, Followed::Recorded(child))) => node = child,
-      Some((_, Followed::SmallItem(_))) => return None,
-      None => {
-        return Some(Members {
-          steps: taken,
-          parts: member_parts(node)?,
-        })
-      }
-    }
-  }
-  None
 }
 
 /// Where one step of a singular path leads from a node of the index.

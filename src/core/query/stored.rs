@@ -8,9 +8,10 @@ use std::sync::Arc;
 use super::answer::{answer, list_window, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
 use super::index::{
-  answer_range, certified_arrays, fragment, members, object_without_recorded_members, plan,
+  answer_range, certified_arrays, first_steps, object_without_recorded_members, plan, Fragment,
+  Members,
 };
-use super::path::{ParsedPath, Step};
+use super::path::ParsedPath;
 use super::walk::Kind;
 use super::{
   child_steps, handle_not_found, run_fragment_query_keeping_spans, run_members_query,
@@ -57,16 +58,23 @@ pub async fn query_stored(
         )
       } else {
         let index = store.read_index(&args.handle, owner).await;
-        let in_index = index.as_ref().ok().and_then(Option::as_deref);
-        if let Some(outcome) =
-          answer_from_members(store, &args, owner, threshold_bytes, in_index, &steps).await?
-        {
-          return outcome;
+        let led_to = match index.as_ref() {
+          Ok(Some(index)) => first_steps(index, &steps),
+          _ => Default::default(),
+        };
+        if let Some(members) = led_to.members {
+          if let Some(outcome) =
+            answer_from_members(store, &args, owner, threshold_bytes, members).await?
+          {
+            return outcome;
+          }
         }
-        if let Some(outcome) =
-          answer_from_fragment(store, &args, owner, threshold_bytes, in_index, &steps).await?
-        {
-          return outcome;
+        if let Some(fragment) = led_to.fragment {
+          if let Some(outcome) =
+            answer_from_fragment(store, &args, owner, threshold_bytes, fragment).await?
+          {
+            return outcome;
+          }
         }
         (store.read(&args.handle, owner).await, index)
       }
@@ -112,19 +120,15 @@ fn keep_match_spans(
 }
 
 /// Answers a JSONPath query from the small members of a large object its first steps lead into, as the index names
-/// them (`index::members`): reads and decrypts only the object's parts between its large members. `None` when the
-/// index names none, or the whole answer must decide (see `run_members_query`).
+/// them (`index::first_steps`): reads and decrypts only the object's parts between its large members. `None` when
+/// the whole answer must decide (see `run_members_query`).
 async fn answer_from_members(
   store: &HandleStore,
   args: &QueryArgs,
   owner: &Owner,
   threshold_bytes: usize,
-  index: Option<&[u8]>,
-  steps: &[Step],
+  members: Members,
 ) -> CoreResult<Option<CoreResult<String>>> {
-  let Some(members) = index.and_then(|index| members(index, steps)) else {
-    return Ok(None);
-  };
   let bytes = read_parts(store, args, owner, &members.parts).await?;
   Ok(
     object_without_recorded_members(&members.parts, &bytes)
@@ -151,19 +155,15 @@ async fn read_parts(
 }
 
 /// Answers a JSONPath query from the fragment of the answer its first steps lead to, as the index names it
-/// (`index::fragment`): reads and decrypts only that byte range. `None` when the index names none, the range is not
-/// the container it promised, or the whole answer must decide (see `run_fragment_query_keeping_spans`).
+/// (`index::first_steps`): reads and decrypts only that byte range. `None` when the range is not the container it
+/// promised, or the whole answer must decide (see `run_fragment_query_keeping_spans`).
 async fn answer_from_fragment(
   store: &HandleStore,
   args: &QueryArgs,
   owner: &Owner,
   threshold_bytes: usize,
-  index: Option<&[u8]>,
-  steps: &[Step],
+  fragment: Fragment,
 ) -> CoreResult<Option<CoreResult<String>>> {
-  let Some(fragment) = index.and_then(|index| fragment(index, steps)) else {
-    return Ok(None);
-  };
   let text = store
     .read_range(&args.handle, owner, fragment.start, fragment.end)
     .await?

@@ -956,7 +956,7 @@ fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps
   let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
   let items_at = text.find(r#""items":["#).unwrap() + r#""items":"#.len();
   let data_at = text.find(r#""data":{"#).unwrap() + r#""data":"#.len();
-  let of = |steps: &[Step]| fragment(&index, steps);
+  let of = |steps: &[Step]| first_steps(&index, steps).fragment;
   let items = of(&[Step::Key("data".into()), Step::Key("items".into())]).expect("recorded");
   assert_eq!(
     (items.steps, items.start, items.object),
@@ -1005,13 +1005,19 @@ fn the_fragment_is_the_deepest_container_the_index_records_along_the_first_steps
     &text[data_at..text.rfind(r#","tail""#).unwrap()]
   );
   let mostly = build_index(&mostly_items, IndexSettings::DEFAULT).expect("indexed");
-  assert_eq!(fragment(&mostly, &[Step::Key("data".into())]), None);
+  assert_eq!(
+    first_steps(&mostly, &[Step::Key("data".into())]).fragment,
+    None
+  );
   let log_and_items = of(&[Step::Key("data".into())]).expect("half the answer");
   assert!(log_and_items.end - log_and_items.start > text.len() as u64 / 3);
   // An index that does not certify the answer names no fragment (version 1 has no flags).
   let mut uncertified = index.clone();
   uncertified[5] &= !CERTIFIED_JSON;
-  assert_eq!(fragment(&uncertified, &[Step::Key("data".into())]), None);
+  assert_eq!(
+    first_steps(&uncertified, &[Step::Key("data".into())]).fragment,
+    None
+  );
 }
 
 #[tokio::test]
@@ -1107,7 +1113,9 @@ async fn a_query_that_fails_on_the_fragment_is_answered_by_the_whole_answer() {
   let index = build_index(&text, IndexSettings::DEFAULT).expect("indexed");
   let query = args(json!({"handle": "h", "path": "$.items[?match(@.a, @.p)]"}));
   let whole = run_query(text.as_bytes(), &query, 100_000).expect_err("too many regexes");
-  let items = fragment(&index, &[Step::Key("items".into())]).expect("recorded");
+  let items = first_steps(&index, &[Step::Key("items".into())])
+    .fragment
+    .expect("recorded");
   let fragment_text = &text.as_bytes()[items.start as usize..items.end as usize];
   let ran = crate::core::query::run_fragment_query_keeping_spans(
     fragment_text,
@@ -1133,6 +1141,29 @@ async fn a_query_that_fails_on_the_fragment_is_answered_by_the_whole_answer() {
   assert_eq!((stored.code, stored.message), (whole.code, whole.message));
 }
 
+/// The JSONPath query `path` with a window, and its first steps (as `query_stored` takes them); `None` for a path
+/// that is not a JSONPath query.
+fn query_with_first_steps(
+  path: &str,
+  offset: Option<u64>,
+  limit: Option<usize>,
+) -> Option<(QueryArgs, Vec<Step>)> {
+  let mut value = json!({"handle": "h", "path": path});
+  if let Some(offset) = offset {
+    value["offset"] = json!(offset);
+  }
+  if let Some(limit) = limit {
+    value["limit"] = json!(limit);
+  }
+  let query = args(value);
+  let crate::core::query::path::ParsedPath::Query { query: parsed, .. } = query.path.parsed()
+  else {
+    return None;
+  };
+  let steps = crate::core::query::child_steps(parsed);
+  Some((query, steps))
+}
+
 proptest! {
   #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -1154,14 +1185,8 @@ proptest! {
     let Some(index) = build_index(&text, TINY) else { return Ok(()) };
     let elements = [pick.get(&paths).clone(), vec![PathElement::Name(key.to_string())]].concat();
     let path = format!("{}{rest}", normalized_path(&elements));
-    let mut value = json!({"handle": "h", "path": path});
-    if let Some(offset) = offset { value["offset"] = json!(offset); }
-    if let Some(limit) = limit { value["limit"] = json!(limit); }
-    let query = args(value);
-    let crate::core::query::path::ParsedPath::Query { query: parsed, .. } = query.path.parsed() else {
-      return Ok(());
-    };
-    let Some(found) = members(&index, &crate::core::query::child_steps(parsed)) else { return Ok(()) };
+    let Some((query, steps)) = query_with_first_steps(&path, offset, limit) else { return Ok(()) };
+    let Some(found) = first_steps(&index, &steps).members else { return Ok(()) };
     let bytes: Vec<u8> = found
       .parts
       .iter()
@@ -1192,16 +1217,9 @@ proptest! {
   ) {
     let (text, paths) = answer_around(doc, pretty);
     let Some(index) = build_index(&text, TINY) else { return Ok(()) };
-    let elements: &Vec<PathElement> = pick.get(&paths);
-    let path = format!("{}{rest}", normalized_path(elements));
-    let mut value = json!({"handle": "h", "path": path});
-    if let Some(offset) = offset { value["offset"] = json!(offset); }
-    if let Some(limit) = limit { value["limit"] = json!(limit); }
-    let query = args(value);
-    let crate::core::query::path::ParsedPath::Query { query: parsed, .. } = query.path.parsed() else {
-      return Ok(());
-    };
-    let Some(fragment) = fragment(&index, &crate::core::query::child_steps(parsed)) else { return Ok(()) };
+    let path = format!("{}{rest}", normalized_path(pick.get::<Vec<PathElement>>(&paths)));
+    let Some((query, steps)) = query_with_first_steps(&path, offset, limit) else { return Ok(()) };
+    let Some(fragment) = first_steps(&index, &steps).fragment else { return Ok(()) };
     let (start, end) = (fragment.start as usize, fragment.end as usize);
     let Some((outcome, (_, spans))) = crate::core::query::run_fragment_query_keeping_spans(
       &text.as_bytes()[start..end], fragment.start, fragment.steps, &query, 100_000, &fragment.arrays,
