@@ -68,7 +68,11 @@ fn profile_stored(mut text: String) {
     ] {
       let mut samples = Vec::new();
       let mut faults = Vec::new();
-      for _ in 0..9 {
+      let runs: usize = std::env::var("PROFILE_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(9);
+      for _ in 0..runs {
         let handle = HandleStore::new_handle();
         store.save(&handle, text.as_bytes(), &owner).await.unwrap();
         if let Some(index) = index.clone() {
@@ -87,8 +91,8 @@ fn profile_stored(mut text: String) {
       eprintln!(
         "{} bytes, query_stored {path:<50} {:8.2} ms {:6} minor faults",
         text.len(),
-        samples[4],
-        faults[4]
+        samples[runs / 2],
+        faults[runs / 2]
       );
     }
   });
