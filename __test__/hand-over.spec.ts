@@ -98,6 +98,68 @@ describe('a text repeating structuredContent crosses in place of the answer', ()
   });
 });
 
+describe('a text of more than 2 M characters is proved to repeat structuredContent a piece at a time', () => {
+  /**
+   * `{ items }` of about `chars` characters whose items are read through a proxy, which notes, at the last item's
+   * read, whether an immediate set at the first item's read had run, and how often the engine had been handed an
+   * answer.
+   */
+  function watchedAnswer(chars: number, prepare: { mock: { calls: unknown[] } }) {
+    const plain = answerOf(chars).items;
+    const seen = { turned: false, turnedBeforeLast: undefined as boolean | undefined, handedBeforeLast: -1 };
+    const items = new Proxy(plain, {
+      get(target, key, receiver) {
+        if (key === '0') setImmediate(() => (seen.turned = true));
+        if (key === String(plain.length - 1)) {
+          seen.turnedBeforeLast = seen.turned;
+          seen.handedBeforeLast = prepare.mock.calls.length;
+        }
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    return { plain, items, seen };
+  }
+
+  it('never stringifies the whole answer, gives the event loop turns, and folds while it proves', async () => {
+    const prepare = vi.spyOn(engine, 'prepareAnswer');
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      const { plain, items, seen } = watchedAnswer(4_000_000, prepare);
+      const answer = { items };
+      const text = JSON.stringify({ items: plain });
+      stringify.mockClear();
+      const folded = (await fit({ content: [{ type: 'text', text }], structuredContent: answer })) as Folded;
+      expect(stringify.mock.calls.some(([value]) => value === answer || value === items)).toBe(false);
+      expect(seen.turnedBeforeLast).toBe(true); // the whole stringify read every item in one step
+      expect(seen.handedBeforeLast).toBe(1); // the text crossed before the last item was proved
+      expect(prepare).toHaveBeenCalledTimes(1);
+      expect(prepare.mock.calls[0][0]).toBe(text);
+      const last = plain.length - 2;
+      expect(await itemsAt(folded.structuredContent.handle, last)).toEqual(plain.slice(last));
+    } finally {
+      stringify.mockRestore();
+      prepare.mockRestore();
+    }
+  });
+
+  it('a text that differs near its end passes whole, as before, once the whole way has compared it', async () => {
+    const prepare = vi.spyOn(engine, 'prepareAnswer');
+    try {
+      const answer = answerOf(3_000_000);
+      const text = JSON.stringify(answer).replace(/"price":[^,}]+\}\]\}$/, '"price":-1}]}');
+      expect(text).not.toBe(JSON.stringify(answer));
+      const before = core.stats().passed['text-differs'] ?? 0;
+      const result = { content: [{ type: 'text', text }], structuredContent: answer };
+      expect(await fit(result)).toBe(result);
+      expect(core.stats().passed['text-differs']).toBe(before + 1);
+      // The text was handed over while the proof ran; the whole way then handed over the answer with the text.
+      expect(prepare.mock.calls.map(([json]) => json === text)).toEqual([true, false]);
+    } finally {
+      prepare.mockRestore();
+    }
+  });
+});
+
 describe('the event loop turns a long answer gives', () => {
   /**
    * `{ items }` whose stringify records whether an immediate set now (before the call) ran first: `true` when the

@@ -1,21 +1,27 @@
 // ─── Handing one answer to the engine: what a fold costs the JS thread ─────────
 //
 // The JS thread's share of a fold is one JSON.stringify of structuredContent, one `===` with the text that repeats
-// it (which makes V8 flatten the stringify's rope) and one copy of the answer into Rust. This file orders those
-// steps so that they overlap the engine's work instead of preceding it, and so that each long step has its own
-// event-loop tick:
+// it (which makes V8 flatten the stringify's rope) and one copy of the answer into Rust; for a long text, a proof
+// that it repeats structuredContent instead of the first two. This file orders those steps so that they overlap the
+// engine's work instead of preceding it, and so that each long step has its own event-loop tick:
 // - a long answer's stringify starts a tick of its own (its length told by the text beside it), so that the SDK's
 //   work on the call and the early hand-over below do not add to the longest stall, which is the stringify's (on
 //   Node 20 at 50 MB they added 0.5-4 ms to its 190-200 ms);
 // - a text of 256 K to 2 M characters that looks like JSON.stringify output is handed over in place of the answer
 //   before the stringify, so that the engine folds while this thread stringifies, and the plan is kept only when
 //   the comparison finds the text `===` to the answer: the same bytes crossed;
-// - a longer answer's native buffer is reserved as the comparison's tick starts, so that another thread touches its
-//   pages while this one compares, and the copy writes into warm memory (src/binding/warm.rs). Not before the
+// - a text longer than that is proved to repeat structuredContent a piece at a time (`stringified.ts`), never
+//   stringifying the whole answer: no rope and no flat copy of it (at 50 MB on Node 20 the peak went from 4x to 2.3x
+//   the answer), and the event loop gets a turn every 2 M characters (the worst stall at 50 MB went from 387 to 43 ms).
+//   The answer's native buffer is reserved as the proof starts, so that another thread touches its pages while this
+//   one compares; once a quarter of the text is proved it crosses into that warm buffer (src/binding/warm.rs) and the
+//   engine folds while the proof goes on;
+// - a text that is not proved (a `toJSON`, an object of many members, a text written otherwise) goes the whole way:
+//   one stringify, one `===` and a copy, the buffer reserved as the comparison's tick starts. Not before the
 //   stringify: on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the
-//   answer to the 50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB; nor is the text handed over
-//   before the comparison there, which on Node 24 (no rope to flatten) leaves nothing to overlap.
+//   answer to the 50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB.
 import type { AnswerPartsLike, EngineLike, FitPlanLike } from './pipeline';
+import { provedStringified } from './stringified';
 
 /** An answer whose `content` is at most one text block: the shapes handed over split. */
 export interface SplitAnswer {
@@ -59,6 +65,12 @@ function latin1Only(answer: string): boolean {
  * set from the check phase, runs in the next turn.
  */
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+
+/**
+ * The proof that a long text repeats structuredContent gives the event loop a turn every this many characters (about
+ * 10-20 ms of stringify on the project's machine), where the whole stringify it replaces was one step.
+ */
+const PROOF_TURN_CHARS = 2 * 1024 * 1024;
 
 /** Where the answer goes once it is a string, and how its size is judged. */
 export interface HandOverContext {
@@ -107,13 +119,17 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
     text.length <= EARLY_CHARS &&
     looksStringified(text) &&
     !context.certainlyUnder(text);
-  const early = bet
-    ? tentative(engine.prepareAnswer(text, { ...parts, kind: 'structured', oneThread: true, latin1: latin1Only(text) }))
-    : undefined;
-  // A long stringify starts a turn of its own, so that the SDK's work on this call (and the early hand-over) does
-  // not lengthen its stall. Only a long text tells that it will be long: beside a short or no text, no turn is
-  // given away.
+  let early = bet ? handOverText(text, context) : undefined;
+  // A long stringify (or proof) starts a turn of its own, so that the SDK's work on this call (and the early
+  // hand-over) does not lengthen its stall. Only a long text tells that it will be long: beside a short or no text,
+  // no turn is given away.
   if (text !== undefined && text.length > YIELD_CHARS) await yieldToLoop();
+  let buffer: unknown;
+  if (text !== undefined && text.length > EARLY_CHARS && looksStringified(text)) {
+    const proving = await proveWhileHandingOver(structured, text, context);
+    if (proving.plan) return proving.plan;
+    ({ early, buffer } = proving);
+  }
   let answer: string | undefined;
   try {
     answer = JSON.stringify(structured) as string | undefined;
@@ -126,7 +142,7 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
   // The stringify, the comparison (which flattens V8's rope on Node 20) and the copy get a turn each; the buffer is
   // reserved at the start of the comparison's turn, not at the end of the stringify's.
   if (answer.length > YIELD_CHARS) await yieldToLoop();
-  const buffer = early ? undefined : reserve(engine, answer);
+  buffer ??= early ? undefined : reserve(engine, answer);
   const repeats = text === undefined || text === answer;
   if (repeats && early) return early;
   if (answer.length > YIELD_CHARS) await yieldToLoop();
@@ -138,6 +154,45 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
     { ...parts, kind: 'structured', text: repeats ? undefined : text, latin1 },
     buffer,
   );
+}
+
+/** The text handed over as the answer, folded on one native thread while this one is busy (see `tentative`). */
+function handOverText(text: string, context: HandOverContext, buffer?: unknown): Promise<FitPlanLike> {
+  const options = { ...context.parts, kind: 'structured' as const, oneThread: true, latin1: latin1Only(text) };
+  return tentative(context.engine.prepareAnswer(text, options, buffer));
+}
+
+/** What proving a long text left: the plan when it is proved; else the text's hand-over, if made, and the buffer. */
+interface Proving {
+  plan?: FitPlanLike | Promise<FitPlanLike>;
+  early?: Promise<FitPlanLike>;
+  buffer?: unknown;
+}
+
+/**
+ * Proves that a text longer than {@link EARLY_CHARS} repeats structuredContent, a piece at a time (see
+ * `stringified.ts`), giving the event loop a turn every {@link PROOF_TURN_CHARS}. Its buffer is reserved as the
+ * proof starts, so that another thread touches its pages meanwhile; the text crosses into it once a quarter of it is
+ * proved, and the engine folds while the proof goes on. A failed proof leaves what it started to the whole way.
+ */
+async function proveWhileHandingOver(structured: unknown, text: string, context: HandOverContext): Promise<Proving> {
+  const under = context.certainlyUnder(text);
+  let buffer = under ? undefined : reserve(context.engine, text);
+  let early: Promise<FitPlanLike> | undefined;
+  const handOverOnce = () => {
+    if (!under && !early) [early, buffer] = [handOverText(text, context, buffer), undefined];
+  };
+  const turns = {
+    every: PROOF_TURN_CHARS,
+    give: async (read: number) => {
+      await yieldToLoop();
+      if (read >= text.length / 4) handOverOnce();
+    },
+  };
+  if (!(await provedStringified(structured, text, turns))) return { early, buffer };
+  if (under) return { plan: UNDER_THRESHOLD };
+  handOverOnce();
+  return { plan: early };
 }
 
 /** A warm buffer for a long answer's copy (see `EngineLike.reserveAnswer`); a short one is copied at once. */
