@@ -128,6 +128,28 @@ describe('provedStringified', () => {
     expect(await provedStringified({ toJSON: () => ({ a: 1 }) }, '{"a":1}')).toBe(false);
   });
 
+  it('splits only arrays and plain objects: a boxed primitive, raw JSON or class instance is written whole', async () => {
+    class Point {
+      constructor(
+        readonly x: number,
+        readonly y: number,
+      ) {}
+    }
+    const boxed = { name: new String('ab'), count: new Number(2), point: new Point(1, 2), items: [new Boolean(false)] };
+    const text = JSON.stringify(boxed);
+    expect(text).toBe('{"name":"ab","count":2,"point":{"x":1,"y":2},"items":[false]}');
+    expect(await provedStringified(boxed, text)).toBe(true);
+    // Read as objects of their members, they would prove what JSON.stringify does not write.
+    const membersRead = '{"name":{"0":"a","1":"b"},"count":{},"point":{"x":1,"y":2},"items":[false]}';
+    expect(await provedStringified(boxed, membersRead)).toBe(false);
+    const rawJson = (JSON as { rawJSON?: (text: string) => unknown }).rawJSON;
+    if (rawJson) {
+      const raw = { big: rawJson('12345678901234567890') };
+      expect(await provedStringified(raw, JSON.stringify(raw))).toBe(true);
+      expect(await provedStringified(raw, '{"big":{"rawJSON":"12345678901234567890"}}')).toBe(false);
+    }
+  });
+
   it('fails, without throwing, on what JSON.stringify throws on', async () => {
     const cyclic: Record<string, unknown> = { items: [1, 2] };
     (cyclic.items as unknown[]).push(cyclic);

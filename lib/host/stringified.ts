@@ -8,10 +8,11 @@
 // in place with the text where it must stand: the same characters are written and compared, and nothing as long as
 // the answer is made.
 //
-// Exactness: the pieces, end to end, are what `JSON.stringify` writes, or the proof fails. A value with a `toJSON` is
-// not split (its output may depend on the key it is called with, which a batch changes), nor is an object with many
-// members (a stringify call each would cost more than it saves); any throw (a BigInt, a cycle) fails the proof. A
-// failed proof decides nothing: the caller stringifies the whole answer as before.
+// Exactness: the pieces, end to end, are what `JSON.stringify` writes, or the proof fails. Only arrays and plain
+// objects are split (a boxed primitive or raw JSON is written as what it holds), and not one with a `toJSON` (its
+// output may depend on the key it is called with, which a batch changes), nor an object with many members (a
+// stringify call each would cost more than it saves); what is not split is stringified whole. Any throw (a BigInt, a
+// cycle) fails the proof. A failed proof decides nothing: the caller stringifies the whole answer as before.
 
 /** About this many characters per piece: short enough to stay out of V8's large-object space. */
 const PIECE_CHARS = 32 * 1024;
@@ -74,9 +75,16 @@ function hasToJson(value: object): boolean {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
-/** Whether `value` is an object or array this proof may split. */
+/** `JSON.isRawJSON` where the runtime has it (Node 21+). */
+const isRawJson = (JSON as { isRawJSON?: (value: unknown) => boolean }).isRawJSON;
+
+/** Whether `value` is an array or plain object this proof may split. */
 function splittable(value: unknown, level: number): value is object {
-  return level < SPLIT_LEVELS && typeof value === 'object' && value !== null && !hasToJson(value);
+  if (level >= SPLIT_LEVELS || typeof value !== 'object' || value === null || hasToJson(value)) return false;
+  if (Array.isArray(value)) return true;
+  // A boxed primitive and raw JSON are written as what they hold, not as their members.
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && !isRawJson?.(value);
 }
 
 /** Reads the JSON of the items of `list` (a batch at a time) and its brackets. */
