@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { jsPreview, jsShape } from '../benchmark/js-fold.mjs';
 import { foldAnswer, foldAnswerSync, foldSettingsOf } from './fixtures/fold';
 import { normalizeOptions } from '../lib/result-handles.options';
+import { seededRandom } from './fixtures/random';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js');
@@ -18,17 +19,6 @@ const settings = (thresholdBytes: number, previewItems = 5, previewChars = 500):
 });
 
 // ─── seeded random JSON ─────────────────────────────────────────────────────
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   'a',
@@ -198,7 +188,7 @@ describe('fold through the binding', () => {
   });
 
   it('measures JSON text as JSON.stringify(JSON.parse(text)) and returns that text when it folds', () => {
-    const rand = prng(2);
+    const rand = seededRandom(2);
     let foldedCount = 0;
     for (let i = 0; i < 400; i++) {
       const value = [randomValue(rand), randomValue(rand), i % 3 === 0 ? 'x'.repeat(1200) : 0];
@@ -215,7 +205,7 @@ describe('fold through the binding', () => {
   });
 
   it('measures other text as a JSON string', () => {
-    const rand = prng(3);
+    const rand = seededRandom(3);
     const texts = ['42', '"quoted"', '{ not json', '[1,]', 'null', ' true', ''];
     for (let i = 0; i < 200; i++) texts.push(randomString(rand, 400).replace(/[\ud800-\udfff]/g, 'x'));
     for (const text of texts) {
@@ -230,7 +220,7 @@ describe('fold through the binding', () => {
   });
 
   it('builds the preview and shape the plain-JS reference builds, whenever nothing had to shrink', () => {
-    const rand = prng(4);
+    const rand = seededRandom(4);
     let compared = 0;
     for (let i = 0; i < 300; i++) {
       const value = Array.from({ length: 20 + Math.floor(rand() * 40) }, () => randomValue(rand));
@@ -248,7 +238,7 @@ describe('fold through the binding', () => {
   });
 
   it('gives the same answer sync and async', async () => {
-    const rand = prng(5);
+    const rand = seededRandom(5);
     for (let i = 0; i < 50; i++) {
       const json = JSON.stringify(Array.from({ length: 40 }, () => randomValue(rand)));
       const s = settings(1024 + Math.floor(rand() * 4000), 1 + Math.floor(rand() * 5), 1 + Math.floor(rand() * 100));

@@ -4,18 +4,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { provedStringified } from '../lib/host/stringified';
-
-/** A seeded generator (mulberry32), so that a failing case can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as random } from './fixtures/random';
 
 const STRINGS = ['', 'a', 'é', '"quoted"', 'back\\slash', 'line\nbreak', '\u2028', '\ud83d\ude00', '\ud800', '\u0001'];
 
