@@ -79,6 +79,27 @@ describe('provedStringified', () => {
     }
   });
 
+  it('proves objects of many members a batch at a time, keys and their toJSON calls unchanged', async () => {
+    const byId: Record<string, unknown> = {};
+    for (let id = 0; id < 5_000; id++) byId[id % 3 === 0 ? String(id) : `order-${id}`] = { id, total: id / 8 };
+    Object.assign(byId, { skipped: undefined, alsoSkipped: () => 1, when: new Date(0) });
+    Object.defineProperty(byId, '__proto__', { value: { own: true }, enumerable: true, configurable: true });
+    // A member's toJSON gets its key, in a batch as in the whole stringify.
+    const keyed = { toJSON: (key: string) => `member ${key}` };
+    byId.keyed = keyed;
+    for (const value of [byId, { data: byId, count: 5_003 }]) {
+      const text = JSON.stringify(value);
+      expect(text).toContain('"__proto__":{"own":true}');
+      expect(text).toContain('"keyed":"member keyed"');
+      expect(await provedStringified(value, text)).toBe(true);
+      expect(await provedStringified(value, text.replace('"member keyed"', '"member 0"'))).toBe(false);
+      expect(await provedStringified(value, text.replace('"order-4999"', '"order-4998"'))).toBe(false);
+    }
+    // Every member skipped: nothing between the braces.
+    const skipped = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, undefined]));
+    expect(await provedStringified({ skipped, list: [1] }, '{"skipped":{},"list":[1]}')).toBe(true);
+  });
+
   it('gives the event loop a turn every so many characters, between two pieces', async () => {
     const items = Array.from({ length: 60_000 }, (_, id) => ({ id, name: `item ${id}` }));
     const text = JSON.stringify({ items });

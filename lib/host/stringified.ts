@@ -4,19 +4,20 @@
 // structuredContent. Stringifying the whole answer and comparing it with `===` holds it twice more: on Node 20 the
 // stringify returns a rope of pieces, and the comparison copies that rope into one flat string (at 50 MB, 100 MB more
 // and about 0.9 ms a MB on this thread, mostly page faults). Stringified a piece at a time instead (the members of the
-// root, the items of a long array a batch at a time), each piece is a short string that lives and dies young, compared
-// in place with the text where it must stand: the same characters are written and compared, and nothing as long as
-// the answer is made.
+// root and of two levels below it one by one; the items of a long array, or the members of an object of many, a
+// batch at a time), each piece is a short string that lives and dies young, compared in place with the text where it
+// must stand: the same characters are written and compared, and nothing as long as the answer is made.
 //
 // Exactness: the pieces, end to end, are what `JSON.stringify` writes, or the proof fails. Only arrays and plain
-// objects are split (a boxed primitive or raw JSON is written as what it holds), and not one with a `toJSON` (its
-// output may depend on the key it is called with, which a batch changes), nor an object with many members (a
-// stringify call each would cost more than it saves); what is not split is stringified whole. Any throw (a BigInt, a
-// cycle) fails the proof. A failed proof decides nothing: the caller stringifies the whole answer as before.
+// objects are split (a boxed primitive or raw JSON is written as what it holds), and not one with a `toJSON`; what is
+// not split is stringified whole. An array item with a `toJSON` fails the proof (its output may depend on the key it
+// is called with, which a batch changes); an object of many members is read a batch of members at a time, each batch
+// with the same keys. Any throw (a BigInt, a cycle) fails the proof. A failed proof decides nothing: the caller
+// stringifies the whole answer as before.
 
 /** About this many characters per piece: short enough to stay out of V8's large-object space. */
 const PIECE_CHARS = 32 * 1024;
-/** Objects with more members than this are stringified whole. */
+/** Objects with more members than this are read a batch of members at a time, not member by member. */
 const MAX_SPLIT_MEMBERS = 64;
 /** Levels split: the root, its members and theirs (`{ data: { items: [...] } }`). */
 const SPLIT_LEVELS = 3;
@@ -87,34 +88,77 @@ function splittable(value: unknown, level: number): value is object {
   return (prototype === Object.prototype || prototype === null) && !isRawJson?.(value);
 }
 
-/** Reads the JSON of the items of `list` (a batch at a time) and its brackets. */
-async function readArray(list: unknown[], reader: PieceReader): Promise<boolean> {
-  if (!reader.takeChar(OPEN_BRACKET)) return false;
-  let batchItems = FIRST_BATCH_ITEMS;
+/**
+ * Reads the JSON of a container of `count` entries a batch at a time, and its brackets (`open`, `close`):
+ * `batchJson(start, end)` is the JSON of entries `[start, end)` in brackets of their own, `undefined` when the proof
+ * cannot go on. Batches grow or shrink toward {@link PIECE_CHARS}.
+ */
+async function readBatches(
+  count: number,
+  [open, close]: readonly [number, number],
+  batchJson: (start: number, end: number) => string | undefined,
+  reader: PieceReader,
+): Promise<boolean> {
+  if (!reader.takeChar(open)) return false;
+  let batchSize = FIRST_BATCH_ITEMS;
+  let wrote = false;
+  for (let start = 0; start < count;) {
+    const end = Math.min(count, start + batchSize);
+    const json = batchJson(start, end);
+    if (json === undefined) return false;
+    // An object's batch writes nothing when JSON.stringify skips all its members.
+    if (json.length > 2) {
+      if (wrote && !reader.takeChar(COMMA)) return false;
+      if (!reader.take(json.slice(1, -1))) return false;
+      wrote = true;
+    }
+    batchSize = Math.max(1, Math.min(MAX_BATCH_ITEMS, Math.round((batchSize * PIECE_CHARS) / json.length)));
+    start = end;
+    await reader.pause();
+  }
+  return reader.takeChar(close);
+}
+
+const BRACKETS = [OPEN_BRACKET, CLOSE_BRACKET] as const;
+const BRACES = [OPEN_BRACE, CLOSE_BRACE] as const;
+
+/** Reads the JSON of the items of `list`, a batch at a time. */
+function readArray(list: unknown[], reader: PieceReader): Promise<boolean> {
   const batch: unknown[] = [];
-  for (let start = 0; start < list.length;) {
-    const end = Math.min(list.length, start + batchItems);
+  const batchJson = (start: number, end: number) => {
     batch.length = end - start;
     for (let i = start; i < end; i++) {
       const item = list[i];
       // An item's toJSON is called with its index, which would be its index in the batch.
-      if (typeof item === 'object' && item !== null && hasToJson(item)) return false;
+      if (typeof item === 'object' && item !== null && hasToJson(item)) return undefined;
       batch[i - start] = item;
     }
-    const json = JSON.stringify(batch);
-    if (start > 0 && !reader.takeChar(COMMA)) return false;
-    if (!reader.take(json.slice(1, -1))) return false;
-    batchItems = Math.max(1, Math.min(MAX_BATCH_ITEMS, Math.round((batchItems * PIECE_CHARS) / json.length)));
-    start = end;
-    await reader.pause();
-  }
-  return reader.takeChar(CLOSE_BRACKET);
+    return JSON.stringify(batch);
+  };
+  return readBatches(list.length, BRACKETS, batchJson, reader);
 }
 
-/** Reads the JSON of the members of `object` and its braces (`JSON.stringify` skips members it writes nothing for). */
-async function readObject(object: object, level: number, reader: PieceReader): Promise<boolean | undefined> {
+/**
+ * Reads the JSON of the members of an object of many, a batch at a time: each batch an object of the same keys in
+ * the same order (no prototype, so that a `__proto__` key is a member), whose members' `toJSON`s get the same keys.
+ */
+function readMemberBatches(object: object, keys: string[], reader: PieceReader): Promise<boolean> {
+  const source = object as Record<string, unknown>;
+  const batchJson = (start: number, end: number) => {
+    const batch = Object.create(null) as Record<string, unknown>;
+    for (let i = start; i < end; i++) batch[keys[i]] = source[keys[i]];
+    return JSON.stringify(batch);
+  };
+  return readBatches(keys.length, BRACES, batchJson, reader);
+}
+
+/**
+ * Reads the JSON of the members of `object` and its braces (`JSON.stringify` skips members it writes nothing for):
+ * member by member, each split in turn, or a batch at a time for an object of many.
+ */
+async function readObject(object: object, level: number, reader: PieceReader): Promise<boolean> {
   const keys = Object.keys(object);
-  if (keys.length > MAX_SPLIT_MEMBERS) return undefined;
+  if (keys.length > MAX_SPLIT_MEMBERS) return readMemberBatches(object, keys, reader);
   if (!reader.takeChar(OPEN_BRACE)) return false;
   let first = true;
   for (const key of keys) {
@@ -132,12 +176,8 @@ async function readObject(object: object, level: number, reader: PieceReader): P
 }
 
 /** Reads the JSON of a splittable value. */
-async function readValue(value: object, level: number, reader: PieceReader): Promise<boolean> {
-  if (Array.isArray(value)) return readArray(value, reader);
-  const read = await readObject(value, level, reader);
-  if (read !== undefined) return read;
-  const whole = JSON.stringify(value) as string | undefined;
-  return whole !== undefined && reader.take(whole);
+function readValue(value: object, level: number, reader: PieceReader): Promise<boolean> {
+  return Array.isArray(value) ? readArray(value, reader) : readObject(value, level, reader);
 }
 
 /** How often the proof gives the event loop a turn: every `every` characters read, by awaiting `give(read)`. */
