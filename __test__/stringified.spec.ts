@@ -165,6 +165,21 @@ describe('provedStringified', () => {
     (cyclic.items as unknown[]).push(cyclic);
     expect(await provedStringified(cyclic, '{"items":[1,2,{}]}')).toBe(false);
     expect(await provedStringified({ items: [1n] }, '{"items":[1]}')).toBe(false);
+    const throwing = new Proxy(
+      {},
+      {
+        getPrototypeOf: () => {
+          throw new Error('no prototype');
+        },
+      },
+    );
+    await expect(provedStringified(throwing, '{}')).resolves.toBe(false);
+    const getter = Object.defineProperty({}, 'toJSON', {
+      get: () => {
+        throw new Error('no toJSON');
+      },
+    });
+    await expect(provedStringified(getter, '{}')).resolves.toBe(false);
   });
 
   it('does not split what is not an object or array', async () => {

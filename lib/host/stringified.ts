@@ -202,8 +202,9 @@ const NO_TURNS: Turn = { every: Infinity, give: async () => undefined };
  * ```
  */
 export async function provedStringified(structured: unknown, text: string, turn: Turn = NO_TURNS): Promise<boolean> {
-  if (!splittable(structured, 0)) return false;
   try {
+    // Inside: reading a `toJSON` or a prototype may throw (a getter, a proxy).
+    if (!splittable(structured, 0)) return false;
     const reader = new PieceReader(text, turn);
     return (await readValue(structured, 0, reader)) && reader.done();
   } catch {
