@@ -16,7 +16,7 @@
 //   The answer's native buffer is reserved as the proof starts, so that another thread touches its pages while this
 //   one compares; once a quarter of the text is proved it crosses into that warm buffer (src/binding/warm.rs) and the
 //   engine folds while the proof goes on;
-// - a text that is not proved (a `toJSON`, an object of many members, a text written otherwise) goes the whole way:
+// - a text that is not proved (an array item or root with a `toJSON`, a text written otherwise) goes the whole way:
 //   one stringify, one `===` and a copy, the buffer reserved as the comparison's tick starts. Not before the
 //   stringify: on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the
 //   answer to the 50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB.
