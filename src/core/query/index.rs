@@ -227,10 +227,7 @@ pub(crate) fn first_steps(index: &[u8], steps: &[Step]) -> FirstSteps {
       }
       Some((_, Followed::SmallItem(_))) => break,
       None => {
-        members = member_parts(node).map(|parts| Members {
-          steps: taken,
-          parts,
-        });
+        members = Members::of(node, taken);
         break;
       }
     }
@@ -327,13 +324,20 @@ pub(crate) fn object_without_recorded_members(
   (at == bytes.len()).then_some(object)
 }
 
-/// Small members of a large object that a JSONPath query's first steps lead into: the object's parts between its
-/// recorded members (see [`member_parts`]).
+/// Small members of a large object that a path's first steps lead into: the object's parts between its recorded
+/// members (see [`member_parts`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Members {
-  /// How many of the query's first steps lead to the object (the next one names a member the index does not record).
+  /// How many of the path's first steps lead to the object (the next one names a member the index does not record).
   pub steps: usize,
   pub parts: Vec<(u64, u64)>,
+}
+
+impl Members {
+  /// The small members of `node`, which the first `steps` steps lead to; `None` as for [`member_parts`].
+  fn of(node: &Node, steps: usize) -> Option<Members> {
+    member_parts(node).map(|parts| Members { steps, parts })
+  }
 }
 
 /// Where one step of a singular path leads from a node of the index.

@@ -6,7 +6,7 @@
 use serde_json::value::RawValue;
 
 use super::codec::decode;
-use super::{follow, member_parts, object_without_recorded_members, Followed, Node};
+use super::{follow, object_without_recorded_members, Followed, Members, Node};
 use crate::core::error::CoreResult;
 use crate::core::query::answer::{answer, string_window_within, window, Items, Target};
 use crate::core::query::answer_within_node;
@@ -42,10 +42,10 @@ enum Within {
   Text,
   /// Items of a list, one of which (item `at`) the path goes on into, from its step `rest`.
   Item { at: u64, rest: usize },
-  /// The parts of a large object between the members the index records (`parts`, in order: from its opening
-  /// brace to the first such member's value, between two of them, from the last one to the closing brace), whose
-  /// small members the path goes on into, from its step `rest`.
-  Members { parts: Vec<(u64, u64)>, rest: usize },
+  /// The parts of a large object between the members the index records (in order: from its opening brace to the
+  /// first such member's value, between two of them, from the last one to the closing brace), whose small members
+  /// the path goes on into, from its step `Members::steps`.
+  Members(Members),
 }
 
 /// The range to read for `args`, when the index covers its path and window; `None` means "read it all".
@@ -159,14 +159,14 @@ fn item_range(
   )
 }
 
-/// The parts of `node` (see [`member_parts`]), to follow the path on from its step `rest`.
+/// The small members of `node` (see [`Members`]), to follow the path on from its step `rest`.
 fn members_range(node: &Node, elements: Vec<PathElement>, rest: usize) -> Option<IndexedRead> {
-  let parts = member_parts(node)?;
+  let members = Members::of(node, rest)?;
   Some(IndexedRead {
-    start: parts[0].0,
-    end: parts[parts.len() - 1].1,
+    start: members.parts.first()?.0,
+    end: members.parts.last()?.1,
     elements,
-    within: Within::Members { parts, rest },
+    within: Within::Members(members),
     total: 0,
     base: 0,
     count: 0,
@@ -178,7 +178,7 @@ impl IndexedRead {
   /// The answer's byte ranges to read, in order; [`answer_range`] takes their bytes one after the other.
   pub fn ranges(&self) -> Vec<(u64, u64)> {
     match &self.within {
-      Within::Members { parts, .. } => parts.clone(),
+      Within::Members(members) => members.parts.clone(),
       _ => vec![(self.start, self.end)],
     }
   }
@@ -220,15 +220,15 @@ pub fn answer_range(
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> Option<CoreResult<String>> {
-  if let Within::Members { parts, rest } = &read.within {
+  if let Within::Members(members) = &read.within {
     let ParsedPath::Steps(steps) = args.path.parsed() else {
       return None;
     };
-    let object = object_without_recorded_members(parts, fragment)?;
+    let object = object_without_recorded_members(&members.parts, fragment)?;
     return answer_within_node(
       &object,
       &read.elements,
-      steps.get(*rest..)?,
+      steps.get(members.steps..)?,
       args,
       threshold_bytes,
     );

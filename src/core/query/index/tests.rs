@@ -464,6 +464,11 @@ async fn save(store: &HandleStore, text: &str, owner: &Owner) -> String {
   handle
 }
 
+/// `path` in the answer kept under `handle`, with the default window.
+fn at_path(handle: &str, path: &str) -> QueryArgs {
+  args(json!({"handle": handle, "path": path}))
+}
+
 fn window_at(handle: &str, offset: u64) -> QueryArgs {
   args(json!({"handle": handle, "path": "$.data.items", "offset": offset, "limit": 20}))
 }
@@ -499,14 +504,8 @@ async fn small_members_beside_large_ones_read_only_the_parts_between_them() {
     // The root's three parts (or the two of "data") are read at once: one round trip on a multiplexed connection.
     backend.most_in_flight.store(0, Ordering::Relaxed);
     let parts = if path.contains("data") { 2 } else { 3 };
-    let (answer, bytes) = stored_as_in_memory(
-      &store,
-      &backend,
-      &text,
-      &args(json!({"handle": handle, "path": path})),
-      &me,
-    )
-    .await;
+    let (answer, bytes) =
+      stored_as_in_memory(&store, &backend, &text, &at_path(&handle, path), &me).await;
     assert!(answer.is_ok(), "{path}: {answer:?}");
     assert_eq!(
       backend.most_in_flight.load(Ordering::Relaxed),
@@ -527,7 +526,7 @@ async fn small_members_beside_large_ones_read_only_the_parts_between_them() {
     "$.note[*]",
   ] {
     backend.most_in_flight.store(0, Ordering::Relaxed);
-    let query = args(json!({"handle": handle, "path": path}));
+    let query = at_path(&handle, path);
     let (answer, bytes) = stored_as_in_memory(&store, &backend, &text, &query, &me).await;
     assert!(answer.is_ok(), "{path}: {answer:?}");
     assert_eq!(backend.most_in_flight.load(Ordering::Relaxed), 3, "{path}");
@@ -538,7 +537,7 @@ async fn small_members_beside_large_ones_read_only_the_parts_between_them() {
     &store,
     &backend,
     &text,
-    &args(json!({"handle": handle, "path": "$.meta.nope"})),
+    &at_path(&handle, "$.meta.nope"),
     &me,
   )
   .await;
@@ -550,14 +549,8 @@ async fn small_members_beside_large_ones_read_only_the_parts_between_them() {
     .collect();
   let text = format!(r#"{{{},"list":[{}]}}"#, medium.join(","), events.join(","));
   let handle = save(&store, &text, &me).await;
-  let (answer, bytes) = stored_as_in_memory(
-    &store,
-    &backend,
-    &text,
-    &args(json!({"handle": handle, "path": "$.m7"})),
-    &me,
-  )
-  .await;
+  let (answer, bytes) =
+    stored_as_in_memory(&store, &backend, &text, &at_path(&handle, "$.m7"), &me).await;
   assert!(answer.is_ok());
   assert!(
     bytes >= text.len(),
@@ -607,7 +600,7 @@ async fn reads_stay_bounded_as_the_answer_grows() {
       "$.data.items[-1].id",
     ] {
       backend.fetched.store(0, Ordering::Relaxed);
-      let query = args(json!({"handle": handle, "path": path}));
+      let query = at_path(&handle, path);
       let indexed = query_stored(&store, query.clone(), &me, 100_000)
         .await
         .unwrap();
@@ -778,7 +771,7 @@ async fn pages_of_a_filter_read_only_their_range_after_the_first() {
     offset: Some(offset),
     limit: Some(20),
     fields,
-    ..args(json!({"handle": handle, "path": "$.data.items[?@.id >= 7]"}))
+    ..at_path(&handle, "$.data.items[?@.id >= 7]")
   };
   let mut offset = 0;
   let mut pages = 0;
@@ -1060,7 +1053,7 @@ async fn a_query_reads_only_the_fragment_its_first_steps_lead_to() {
     "$..items[0].id",
     "$[*].items[0]",
   ] {
-    let query = args(json!({"handle": handle, "path": path}));
+    let query = at_path(&handle, path);
     let (stored, fetched) = stored_as_in_memory(&store, &backend, &text, &query, &me).await;
     stored.expect("answers");
     // The whole record and the index, and no fragment read first.
@@ -1086,7 +1079,7 @@ async fn a_repeated_key_on_the_way_leads_where_the_whole_read_goes() {
     "$.data.log[?@.at < 3]",
     "$.data.first.items[*].id",
   ] {
-    let query = args(json!({"handle": handle, "path": path}));
+    let query = at_path(&handle, path);
     let (stored, fetched) = stored_as_in_memory(&store, &backend, &text, &query, &me).await;
     stored.expect("answers");
     assert!(
