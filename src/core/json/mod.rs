@@ -1,9 +1,11 @@
 //! The engine's one JSON layer: JSON text as `JSON.parse` reads it and as `JSON.stringify` writes it.
 //!
 //! - [`scan`]: one pull scanner with byte offsets and no recursion (the fold, the canonicalizer and the fit's
-//!   text comparison read through it);
+//!   text comparison read through it), and the one number grammar ([`scan::number_end`]), which the query's tape
+//!   checks numbers with too;
 //! - [`decode`]: the one decoder of string escapes (`\n`, `\uXXXX`, surrogate pairs, lone surrogates) and the
-//!   UTF-16 counts JS uses for lengths;
+//!   UTF-16 counts JS uses for lengths; every reader that checks an escape (the scanner, the tape, the path index,
+//!   the fit's comparison, [`verbatim`]) checks it through [`decode::escape_at`];
 //! - [`write`]: the one writer of strings and numbers exactly as `JSON.stringify` prints them;
 //! - [`verbatim`]: whether a text already reads as that writer prints it (a kept page then copies it).
 //!

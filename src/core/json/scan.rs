@@ -5,6 +5,7 @@
 //! (to echo JS's spelling), UTF-16 counts, and no recursion at all (10k-deep answers). The grammar is RFC 8259,
 //! the same `JSON.parse` accepts. Strings are left raw ([`RawStr`]); [`super::decode`] reads their escapes.
 
+use super::decode::escape_at;
 use super::words::{find_quote_or_backslash, may_stop_string, word_at};
 
 /// A string token: the text between the quotes, escapes still in it.
@@ -251,21 +252,12 @@ impl<'a> Scanner<'a> {
         Some(b'"') => break,
         Some(b'\\') => {
           escaped = true;
-          match self.bytes.get(i + 1) {
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 2,
-            Some(b'u') => {
-              let hex = self.bytes.get(i + 2..i + 6);
-              if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                self.pos = i;
-                return self.error();
-              }
-              i += 6;
-            }
-            _ => {
-              self.pos = i;
-              return self.error();
-            }
-          }
+          // A lone surrogate is JSON (`JSON.parse` keeps it as a unit): only the escape's grammar is checked here.
+          let Some((_, width)) = escape_at(self.bytes, i) else {
+            self.pos = i;
+            return self.error();
+          };
+          i += width;
         }
         _ => {
           self.pos = i;
@@ -279,39 +271,13 @@ impl<'a> Scanner<'a> {
     Ok(RawStr { raw, escaped })
   }
 
-  fn digits(&mut self) -> usize {
-    let start = self.pos;
-    while self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
-      self.pos += 1;
-    }
-    self.pos - start
-  }
-
-  /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+  /// A number at its first byte (`-` or a digit), checked by [`number_end`].
   fn number(&mut self) -> Result<&'a str, ScanError> {
     let start = self.pos;
-    if self.bytes[self.pos] == b'-' {
-      self.pos += 1;
-    }
-    match self.bytes.get(self.pos) {
-      Some(b'0') => self.pos += 1,
-      Some(b'1'..=b'9') => {
-        self.digits();
-      }
-      _ => return self.error(),
-    }
-    if self.bytes.get(self.pos) == Some(&b'.') {
-      self.pos += 1;
-      if self.digits() == 0 {
-        return self.error();
-      }
-    }
-    if matches!(self.bytes.get(self.pos), Some(b'e' | b'E')) {
-      self.pos += 1;
-      if matches!(self.bytes.get(self.pos), Some(b'+' | b'-')) {
-        self.pos += 1;
-      }
-      if self.digits() == 0 {
+    match number_end(self.bytes, start) {
+      Ok(number) => self.pos = number.end,
+      Err(stop) => {
+        self.pos = stop;
         return self.error();
       }
     }
@@ -417,4 +383,48 @@ impl<'a> Scanner<'a> {
       }
     }
   }
+}
+
+/// Where a number ends and whether it has an exponent (see [`number_end`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NumberEnd {
+  /// Just past its last byte.
+  pub end: usize,
+  pub exponent: bool,
+}
+
+/// The number starting at `bytes[start]`, read by RFC 8259's grammar,
+/// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`: where it ends, or the byte where the grammar fails.
+/// Every reader that checks a number (the scanner, the query's tape) checks it here.
+#[inline(always)]
+pub(crate) fn number_end(bytes: &[u8], start: usize) -> Result<NumberEnd, usize> {
+  let digits_from = |mut at: usize| {
+    while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+      at += 1;
+    }
+    at
+  };
+  let mut at = start + usize::from(bytes.get(start) == Some(&b'-'));
+  at = match bytes.get(at) {
+    Some(b'0') => at + 1,
+    Some(b'1'..=b'9') => digits_from(at + 1),
+    _ => return Err(at),
+  };
+  if bytes.get(at) == Some(&b'.') {
+    let fraction = digits_from(at + 1);
+    if fraction == at + 1 {
+      return Err(fraction);
+    }
+    at = fraction;
+  }
+  let exponent = matches!(bytes.get(at), Some(b'e' | b'E'));
+  if exponent {
+    at += 1 + usize::from(matches!(bytes.get(at + 1), Some(b'+' | b'-')));
+    let digits = digits_from(at);
+    if digits == at {
+      return Err(digits);
+    }
+    at = digits;
+  }
+  Ok(NumberEnd { end: at, exponent })
 }

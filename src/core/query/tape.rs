@@ -19,6 +19,8 @@ use super::index::LongArray;
 use super::reach::Names;
 use super::walk::Kind;
 use super::MAX_QUERY_DEPTH;
+use crate::core::json::decode::{escape_at, Escaped};
+use crate::core::json::scan::number_end;
 use crate::core::json::words::may_stop_string;
 #[cfg(any(test, not(target_arch = "x86_64")))]
 use crate::core::json::words::{bytes_equal, control_bytes};
@@ -477,14 +479,6 @@ impl<'b> Builder<'b> {
     Some(())
   }
 
-  fn hex4(&self, at: usize) -> Option<u32> {
-    let digits = self.bytes.get(at..at + 4)?;
-    if !digits.iter().all(u8::is_ascii_hexdigit) {
-      return None;
-    }
-    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
-  }
-
   /// Past a string literal (at its opening quote): where its content starts, and whether it holds escapes. A
   /// lone surrogate escape gives `None` (serde_json refuses it; the full read repairs it).
   #[inline(always)]
@@ -498,24 +492,9 @@ impl<'b> Builder<'b> {
         b'"' => break,
         b'\\' => {
           escaped = true;
-          match self.bytes.get(i + 1)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
-            b'u' => {
-              let unit = self.hex4(i + 2)?;
-              i += 6;
-              if (0xD800..=0xDBFF).contains(&unit) {
-                let low = (self.bytes.get(i..i + 2)? == b"\\u")
-                  .then(|| self.hex4(i + 2))
-                  .flatten()?;
-                if !(0xDC00..=0xDFFF).contains(&low) {
-                  return None;
-                }
-                i += 6;
-              } else if (0xDC00..=0xDFFF).contains(&unit) {
-                return None;
-              }
-            }
-            _ => return None,
+          match escape_at(self.bytes, i)? {
+            (Escaped::Char(_), width) => i += width,
+            (Escaped::Lone(_), _) => return None,
           }
         }
         _ => return None,
@@ -525,53 +504,24 @@ impl<'b> Builder<'b> {
     Some((start, escaped))
   }
 
-  fn digits(&mut self) -> usize {
-    let start = self.at;
-    while self.peek().is_some_and(|b| b.is_ascii_digit()) {
-      self.at += 1;
-    }
-    self.at - start
-  }
-
-  /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, and one serde_json reads: it refuses one that
-  /// overflows a double (`1e400`), which only long ones and ones with an exponent can do.
+  /// A number ([`number_end`]) that serde_json reads (see [`serde_reads_number`]).
   fn number(&mut self) -> Option<()> {
     let start = self.at;
-    if self.peek() == Some(b'-') {
-      self.at += 1;
-    }
-    match self.peek()? {
-      b'0' => self.at += 1,
-      b'1'..=b'9' => {
-        self.digits();
-      }
-      _ => return None,
-    }
-    let mut exponent = false;
-    if self.peek() == Some(b'.') {
-      self.at += 1;
-      if self.digits() == 0 {
-        return None;
-      }
-    }
-    if matches!(self.peek(), Some(b'e' | b'E')) {
-      exponent = true;
-      self.at += 1;
-      if matches!(self.peek(), Some(b'+' | b'-')) {
-        self.at += 1;
-      }
-      if self.digits() == 0 {
-        return None;
-      }
-    }
-    if self.at - start < 300 && !exponent {
-      return Some(());
-    }
-    let number = std::str::from_utf8(&self.bytes[start..self.at]).ok()?;
-    serde_json::from_str::<serde_json::Number>(number)
-      .ok()
-      .map(drop)
+    let number = number_end(self.bytes, start).ok()?;
+    self.at = number.end;
+    serde_reads_number(&self.bytes[start..number.end], number.exponent).then_some(())
   }
+}
+
+/// Whether serde_json reads the number `raw` (one JSON's grammar allows): it refuses one that overflows a double
+/// (`1e400`), which only a long one (300 bytes or more) or one with an exponent can be, so only those are parsed.
+#[inline(always)]
+fn serde_reads_number(raw: &[u8], exponent: bool) -> bool {
+  if raw.len() < 300 && !exponent {
+    return true;
+  }
+  std::str::from_utf8(raw)
+    .is_ok_and(|number| serde_json::from_str::<serde_json::Number>(number).is_ok())
 }
 
 #[cfg(test)]
