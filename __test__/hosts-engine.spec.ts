@@ -70,6 +70,38 @@ describe('openEngine: prepare on or off the JS thread', () => {
     expect(missing).toMatchObject({ code: 'RESULT_HANDLE_NOT_FOUND' });
   });
 
+  it('reads a whole kept answer for a first query off the JS thread: a macrotask queued at the call runs first', async () => {
+    const thresholdBytes = 1024;
+    const core = new HostPipeline(
+      engineOpener(prepareOptions({ thresholdBytes, storage: { type: 'memory' } })),
+      { thresholdBytes },
+      console,
+    );
+    const owner = { session: 'off-thread' };
+    // Large enough that its orders are a fragment the path index names (read alone), and slow enough to read that
+    // a turn of the event loop fits in it many times over.
+    const orders = Array.from({ length: 40_000 }, (_, id) => ({ id, status: id % 3 ? 'shipped' : 'open', n: id % 7 }));
+    const answer = { orders, note: 'kept' };
+    const folded = (await core.fit(
+      { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer },
+      { toolName: 't', fullName: 't', request: {}, owner },
+    )) as { structuredContent: { handle: string } };
+    const handle = folded.structuredContent.handle;
+    const firstQuery = async (path: string) => {
+      let macrotaskRan = false;
+      setImmediate(() => (macrotaskRan = true));
+      const read = JSON.parse(await core.query({ handle, path, limit: 3 }, owner)) as { value: unknown; total: number };
+      return { value: read.value, total: read.total, macrotaskRanFirst: macrotaskRan };
+    };
+    // Through the fragment its first step leads to, and through the whole answer (a descendant segment).
+    expect(await firstQuery("$.orders[?@.n==6 && @.status=='open']")).toEqual({
+      value: orders.filter((o) => o.n === 6 && o.status === 'open').slice(0, 3),
+      total: orders.filter((o) => o.n === 6 && o.status === 'open').length,
+      macrotaskRanFirst: true,
+    });
+    expect(await firstQuery('$..n')).toEqual({ value: [0, 1, 2], total: orders.length, macrotaskRanFirst: true });
+  });
+
   it('settles arguments without a handle reference in the same turn, and reads a referenced answer', async () => {
     const thresholdBytes = 1024;
     const engine = await openEngine(
