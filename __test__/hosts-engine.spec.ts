@@ -10,6 +10,24 @@ const resultOf = (chars: number) => {
   return JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent });
 };
 
+/** A pipeline over a memory store with a 1 KiB threshold, and a function that keeps `answer` for `owner`. */
+function memoryPipeline(owner: { session: string }) {
+  const thresholdBytes = 1024;
+  const core = new HostPipeline(
+    engineOpener(prepareOptions({ thresholdBytes, storage: { type: 'memory' } })),
+    { thresholdBytes },
+    console,
+  );
+  const keep = async (answer: object) => {
+    const folded = (await core.fit(
+      { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer },
+      { toolName: 't', fullName: 't', request: {}, owner },
+    )) as { structuredContent: { handle: string } };
+    return folded.structuredContent.handle;
+  };
+  return { core, keep };
+}
+
 describe('openEngine: prepare on or off the JS thread', () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -40,19 +58,10 @@ describe('openEngine: prepare on or off the JS thread', () => {
   });
 
   it('answers a kept page and a singular read from the memory store in the same turn, without a hop', async () => {
-    const thresholdBytes = 1024;
-    const core = new HostPipeline(
-      engineOpener(prepareOptions({ thresholdBytes, storage: { type: 'memory' } })),
-      { thresholdBytes },
-      console,
-    );
     const owner = { session: 'same-turn' };
+    const { core, keep } = memoryPipeline(owner);
     const orders = Array.from({ length: 3000 }, (_, id) => ({ id, status: id % 3 ? 'shipped' : 'open' }));
-    const folded = (await core.fit(
-      { content: [{ type: 'text', text: JSON.stringify({ orders }) }], structuredContent: { orders } },
-      { toolName: 't', fullName: 't', request: {}, owner },
-    )) as { structuredContent: { handle: string } };
-    const handle = folded.structuredContent.handle;
+    const handle = await keep({ orders });
     // Settled before a macrotask queued just before the call: only microtasks ran, so no other thread took part.
     const inOneTurn = async (args: Record<string, unknown>) => {
       let macrotaskRan = false;
@@ -71,22 +80,12 @@ describe('openEngine: prepare on or off the JS thread', () => {
   });
 
   it('reads a whole kept answer for a first query off the JS thread: a macrotask queued at the call runs first', async () => {
-    const thresholdBytes = 1024;
-    const core = new HostPipeline(
-      engineOpener(prepareOptions({ thresholdBytes, storage: { type: 'memory' } })),
-      { thresholdBytes },
-      console,
-    );
     const owner = { session: 'off-thread' };
+    const { core, keep } = memoryPipeline(owner);
     // Large enough that its orders are a fragment the path index names (read alone), and slow enough to read that
     // a turn of the event loop fits in it many times over.
     const orders = Array.from({ length: 40_000 }, (_, id) => ({ id, status: id % 3 ? 'shipped' : 'open', n: id % 7 }));
-    const answer = { orders, note: 'kept' };
-    const folded = (await core.fit(
-      { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer },
-      { toolName: 't', fullName: 't', request: {}, owner },
-    )) as { structuredContent: { handle: string } };
-    const handle = folded.structuredContent.handle;
+    const handle = await keep({ orders, note: 'kept' });
     const firstQuery = async (path: string) => {
       let macrotaskRan = false;
       setImmediate(() => (macrotaskRan = true));
