@@ -102,11 +102,12 @@ pub async fn query_stored(
   outcome
 }
 
-/// Runs a query over a whole answer, or a large part of it (milliseconds of CPU), where it holds up no other task.
-/// Inside a task of a multi-thread runtime (as the binding's), on this thread: `block_in_place` first hands the
-/// worker's other tasks to another thread, and the query runs without the two wake-ups between threads of a hop to
-/// the blocking pool and back (first queries from JS 5-10% faster at 1 MB). Anywhere else (a current-thread runtime, a
-/// `block_on`, the JS thread's first poll) on the blocking pool, so that nothing runs on the caller's thread.
+/// Runs a query's work on more than a few chunks of the answer (milliseconds of CPU for a whole answer) where it holds
+/// up no other task. Inside a task of a multi-thread runtime (as the binding's), on this thread: `block_in_place`
+/// first hands the worker's other tasks to another thread, and the work runs without the two wake-ups between threads
+/// of a hop to the blocking pool and back (first queries from JS 5-10% faster at 1 MB). Anywhere else (a
+/// current-thread runtime, a `block_on`, the JS thread's first poll) on the blocking pool, so that nothing runs on the
+/// caller's thread.
 async fn off_the_workers<T: Send + 'static>(
   work: impl FnOnce() -> T + Send + 'static,
 ) -> CoreResult<T> {
@@ -235,9 +236,7 @@ async fn answer_indexed(
     return Ok(answer_range(&read, &fragment, args, threshold_bytes));
   }
   let args = args.clone();
-  tokio::task::spawn_blocking(move || answer_range(&read, &fragment, &args, threshold_bytes))
-    .await
-    .map_err(|_| CoreError::internal("The query failed inside the engine."))
+  off_the_workers(move || answer_range(&read, &fragment, &args, threshold_bytes)).await
 }
 
 /// Answers a page of a JSONPath query whose match spans this store kept: reads only the byte range that holds the
@@ -291,7 +290,5 @@ async fn answer_kept_page(
   if (to - from) as usize <= INLINE_FRAGMENT_BYTES {
     return Ok(read());
   }
-  tokio::task::spawn_blocking(read)
-    .await
-    .map_err(|_| CoreError::internal("The query failed inside the engine."))
+  off_the_workers(read).await
 }

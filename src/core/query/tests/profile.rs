@@ -11,9 +11,7 @@ use super::*;
 fn profile_multi() {
   if let Ok(loops) = std::env::var("PROFILE_TAPE_LOOPS") {
     let text = orders_text();
-    let reach = std::env::var("PROFILE_REACH")
-      .ok()
-      .and_then(|r| r.parse().ok());
+    let reach = env_number("PROFILE_REACH");
     let query = std::env::var("PROFILE_QUERY").ok();
     let args = query.map(|path| QueryArgs::new("h", &path).expect("a valid path"));
     let tape = Tape::build_clean(&text, reach, &[]).expect("a tape");
@@ -61,6 +59,7 @@ fn profile_stored(mut text: String) {
     let store = HandleStore::with_backend(backend, "", "rh", 600, None).unwrap();
     let owner = Owner::new(Some("s".into()), None);
     let index = build_index(&text, IndexSettings::DEFAULT);
+    let runs: usize = env_number("PROFILE_RUNS").unwrap_or(9);
     for path in [
       "$.orders[?@.status=='open' && @.amount > 500]",
       "$.orders[*].sku",
@@ -68,10 +67,6 @@ fn profile_stored(mut text: String) {
     ] {
       let mut samples = Vec::new();
       let mut faults = Vec::new();
-      let runs: usize = std::env::var("PROFILE_RUNS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(9);
       for _ in 0..runs {
         let handle = HandleStore::new_handle();
         store.save(&handle, text.as_bytes(), &owner).await.unwrap();
@@ -296,12 +291,16 @@ fn profile_multi_table(text: String) {
   }
 }
 
+/// The number an environment variable holds (the profile's knobs), or `None` when it is unset or not one.
+fn env_number<T: std::str::FromStr>(name: &str) -> Option<T> {
+  std::env::var(name)
+    .ok()
+    .and_then(|value| value.parse().ok())
+}
+
 /// Cuts the orders to their first `PROFILE_MB` MiB (`default_mb` without it), at an order's end, still one document.
 fn keep_first_megabytes(text: &mut String, default_mb: usize) {
-  let mb: usize = std::env::var("PROFILE_MB")
-    .ok()
-    .and_then(|m| m.parse().ok())
-    .unwrap_or(default_mb);
+  let mb = env_number("PROFILE_MB").unwrap_or(default_mb);
   let cut = text[..(mb << 20).min(text.len())]
     .rfind(",{\"id\"")
     .unwrap_or(text.len() - 2);
