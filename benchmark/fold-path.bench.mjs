@@ -13,7 +13,6 @@
 // `--under-only` stops after the calls under the threshold; `--mb=1,10` folds only those sizes (the result_query row
 // needs 10, the peak RSS rows 50).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -23,7 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 import { jsPreview, jsShape } from './js-fold.mjs';
-import { median, ordersAnswer } from './support.mjs';
+import { jsThreadCpuMs, jsThreadTime, median, ordersAnswer } from './support.mjs';
 
 const require = createRequire(import.meta.url);
 const { McpServer } = require('@modelcontextprotocol/sdk/server/mcp.js');
@@ -175,41 +174,6 @@ async function perCall(clients, batch, rounds) {
     }
   }
   return samples.map(median);
-}
-
-/**
- * CPU time of the JS thread so far, in ms: `process.threadCpuUsage()` (Node ≥ 23.9), else the main thread's
- * schedstat on Linux (updated at context switches and scheduler ticks, so a few ms coarse), else `undefined`. On a
- * shared machine the JS thread's wall-clock busy time (event-loop utilization) also counts the time it waited for a
- * core while other threads ran, so CPU time is the fairer measure of what it spent.
- */
-function jsThreadCpuMs() {
-  if (typeof process.threadCpuUsage === 'function') {
-    const { user, system } = process.threadCpuUsage();
-    return (user + system) / 1000;
-  }
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * JS-thread time `fn` takes: CPU time where it can be read, else event-loop active time. Linux adds a running
- * thread's time to both clocks (schedstat and `getrusage(RUSAGE_THREAD)`, behind `process.threadCpuUsage`) at
- * scheduler ticks and when it sleeps, so a run that ends without the thread sleeping reads up to a tick (a few ms)
- * short: the clock is read after a sleep on both sides of `fn`, so that a bare stringify and a whole call (which
- * sleeps while the engine works) are read alike.
- */
-async function jsThreadTime(fn) {
-  await sleep(1);
-  const cpu = jsThreadCpuMs();
-  const elu = performance.eventLoopUtilization();
-  const value = await fn();
-  await sleep(1);
-  const busy = cpu === undefined ? performance.eventLoopUtilization(elu).active : jsThreadCpuMs() - cpu;
-  return { busy, value };
 }
 
 /** The longest gap between the ticks of a 1 ms interval while `fn` runs: the worst event-loop stall, in ms. */

@@ -1,15 +1,19 @@
 // ─── JSONPath benchmark: result_query with filters, wildcards and descendants, native vs plain JS ───────────
-// Run with a release build: `npm run bench` (or `node benchmark/jsonpath.bench.mjs` after `npm run build`).
+// Run with a release build: `npm run bench` (or, after `npm run build`,
+// `node --expose-gc benchmark/jsonpath.bench.mjs`).
 // Native: an McpServer with result handles (memory store); the tool's answer is kept, then `result_query` is
 // called through an MCP Client (in-memory transport) with a JSONPath query and limit 20.
 // Plain JS: another McpServer whose `js_query` tool does the whole job on the JS thread: AES-256-GCM decrypt with
 // node:crypto, JSON.parse, the same selection with array methods, JSON.stringify of the first 20 and the total.
 // Also the same 1 MB of orders beside 9 MB of events ("1 in 10 MB"): native reads only the orders, through the path
 // index; plain JS decrypts and parses it all.
-// Interleaved runs, medians; ratio = native / plain JS (below 1: native is faster). Then: paging through every
-// match of a filter on the 10 MB answer (limit 20, nextOffset to the end) against one query, and a singular read
-// through the path index (the last 20 orders, one item, and a small member beside the lists).
+// Interleaved runs, medians; ratio = native / plain JS (below 1: native is faster). Beside each row, the JS thread's
+// CPU time per call (a mean over more first queries, each on a fresh handle), to hold against one singular read's:
+// what a round trip costs the JS thread anyway. Then: paging through every match of a filter on the 10 MB answer
+// (limit 20, nextOffset to the end) against one query, and a singular read through the path index (the last 20
+// orders, one item, and a small member beside the lists).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,7 +23,7 @@ import { z } from 'zod';
 
 import { createResultHandles } from '../mcp.mjs';
 import { resultQueryInputShape, resultQueryOutputShape } from '../dist/host/result-query.schema.js';
-import { formatMs, interleaved, ordersAnswer } from './support.mjs';
+import { formatMs, interleaved, jsThreadTime, ordersAnswer } from './support.mjs';
 
 const STATUSES = ['open', 'shipped', 'delivered', 'returned'];
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -104,6 +108,25 @@ function pageFloorServer(texts) {
   return server;
 }
 
+/**
+ * The JS thread's CPU time per call, in ms, for each list of calls (each run one after the other, the lists in turn):
+ * a mean, as the clock is read once around a list (see `jsThreadTime`). Under `--expose-gc` the heap is collected
+ * before each list, and the sweeping it leaves given time to end, outside the clock: a list is not charged for the
+ * garbage of the calls before it (the plain-JS side's parsed answers, above all).
+ */
+async function jsThreadCpuPerCall(lists) {
+  const means = [];
+  for (const calls of lists) {
+    globalThis.gc?.();
+    await sleep(50);
+    const { busy } = await jsThreadTime(async () => {
+      for (const call of calls) await call();
+    });
+    means.push(busy / calls.length);
+  }
+  return means;
+}
+
 async function connected(server) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
@@ -152,12 +175,18 @@ async function main() {
   const pools = new Map();
   for (const [mb, answer] of answers) {
     const pool = [];
-    for (let i = 0; i < RUNS + 4; i++) {
+    for (let i = 0; i < 2 * RUNS + 4; i++) {
       const folded = await native.callTool({ name: 'orders', arguments: { mb } });
       pool.push(folded.structuredContent.handle);
     }
-    // RUNS + 1 handles for the timed first queries, one kept for repeat reads, two for paging.
-    pools.set(mb, { first: pool.slice(0, RUNS + 1), kept: pool[RUNS + 1], paging: pool.slice(RUNS + 2) });
+    // RUNS + 1 handles for the timed first queries, one kept for repeat reads, two for paging, RUNS for the JS
+    // thread's CPU time.
+    pools.set(mb, {
+      first: pool.slice(0, RUNS + 1),
+      kept: pool[RUNS + 1],
+      paging: pool.slice(RUNS + 2, RUNS + 4),
+      cpu: pool.slice(RUNS + 4),
+    });
     sealed.set(mb, seal(JSON.stringify(answer)));
   }
   const nativeRead = (handle, path, extra = {}) =>
@@ -166,7 +195,9 @@ async function main() {
     js.callTool({ name: 'js_query', arguments: { id: mb, query, offset } }).then(textOf);
 
   console.log(`node ${process.version}, ${RUNS} interleaved runs, medians; ratio = native / plain JS\n`);
-  console.log('kept answer  query (limit 20)                                   native      plain JS    ratio');
+  console.log(
+    'kept answer  query (limit 20)                                   native      plain JS    ratio   next page    JS-thread CPU a call: native / plain JS',
+  );
   const rows = [];
   for (const mb of [1, 10, INSIDE]) {
     for (const [q, { path }] of QUERIES.entries()) {
@@ -178,10 +209,14 @@ async function main() {
       let round = 0;
       const [nativeMs, jsMs] = await interleaved([() => nativeRead(pool[round++], path), () => jsRead(mb, q)], RUNS);
       const [againMs] = await interleaved([() => nativeRead(pools.get(mb).kept, path, { offset: LIMIT })], RUNS);
+      const [nativeCpuMs, jsCpuMs] = await jsThreadCpuPerCall([
+        pools.get(mb).cpu.map((handle) => () => nativeRead(handle, path)),
+        pools.get(mb).cpu.map(() => () => jsRead(mb, q)),
+      ]);
       rows.push({ mb, path, nativeMs, jsMs, againMs, total: a.total });
       const label = mb === INSIDE ? '1 in 10 MB' : `${mb} MB`;
       console.log(
-        `${label.padEnd(12)} ${path.padEnd(50)} ${formatMs(nativeMs, 2, 9)}  ${formatMs(jsMs, 2, 9)}   ${(nativeMs / jsMs).toFixed(2)}   next page ${formatMs(againMs, 2)}`,
+        `${label.padEnd(12)} ${path.padEnd(50)} ${formatMs(nativeMs, 2, 9)}  ${formatMs(jsMs, 2, 9)}   ${(nativeMs / jsMs).toFixed(2)}   ${formatMs(againMs, 2, 7)}    ${formatMs(nativeCpuMs, 3)} / ${formatMs(jsCpuMs, 2)}`,
       );
     }
   }
@@ -240,6 +275,10 @@ async function main() {
     `  the same ${pages} pages from a tool that returns them already written (the SDK's round trips alone): ${formatMs(floorMs, 0)}, ${(floorMs / oneMs).toFixed(2)}× one first query`,
   );
   console.log(`singular read, last 20 of $.orders on 10 MB (path index): ${formatMs(singularMs, 3)}`);
+  const [singularCpuMs] = await jsThreadCpuPerCall([
+    Array.from({ length: RUNS * 4 }, () => () => nativeRead(pools.get(10).kept, '$.orders', { offset: total - LIMIT })),
+  ]);
+  console.log(`  its JS-thread CPU a call (the round trip's own, for the column above): ${formatMs(singularCpuMs, 3)}`);
   // A singular path into one item: the index's checkpoints name the range of items around it.
   const itemPath = `$.orders[${total - 5}].sku`;
   const [itemMs] = await interleaved([() => nativeRead(pools.get(10).kept, itemPath)], RUNS * 4);

@@ -11,7 +11,7 @@ const benches = [
   ['fold-path.bench.mjs', ['--expose-gc']],
   ['query.bench.mjs', []],
   ['slice.bench.mjs', []],
-  ['jsonpath.bench.mjs', []],
+  ['jsonpath.bench.mjs', ['--expose-gc']],
   ['hostile.bench.mjs', []],
 ];
 let failed = 0;

@@ -2,6 +2,7 @@
 // Timing (medians of warm runs), the generated "orders" answers, formatting, and a throwaway redis-server on a
 // loopback port. Not a benchmark itself: benchmark/run.mjs only runs files named *.bench.mjs.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -62,6 +63,45 @@ export async function interleaved(fns, runs, { warmups = 1 } = {}) {
 export async function timeAsync(fn, runs) {
   const [ms] = await interleaved([fn], runs);
   return ms;
+}
+
+/**
+ * CPU time of the JS thread so far, in ms: `process.threadCpuUsage()` (Node ≥ 23.9), else the main thread's
+ * schedstat on Linux (updated at context switches and scheduler ticks, so a few ms coarse), else `undefined`. On a
+ * shared machine the JS thread's wall-clock busy time (event-loop utilization) also counts the time it waited for a
+ * core while other threads ran, so CPU time is the fairer measure of what it spent.
+ * @example
+ * const before = jsThreadCpuMs();
+ */
+export function jsThreadCpuMs() {
+  if (typeof process.threadCpuUsage === 'function') {
+    const { user, system } = process.threadCpuUsage();
+    return (user + system) / 1000;
+  }
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * JS-thread time `fn` takes: CPU time where it can be read, else event-loop active time. Linux adds a running
+ * thread's time to both clocks (schedstat and `getrusage(RUSAGE_THREAD)`, behind `process.threadCpuUsage`) at
+ * scheduler ticks and when it sleeps, so a run that ends without the thread sleeping reads up to a tick (a few ms)
+ * short: the clock is read after a sleep on both sides of `fn`, so that a bare stringify and a whole call (which
+ * sleeps while the engine works) are read alike.
+ * @example
+ * const { busy } = await jsThreadTime(() => client.callTool({ name: 'orders', arguments: {} }));
+ */
+export async function jsThreadTime(fn) {
+  await sleep(1);
+  const cpu = jsThreadCpuMs();
+  const elu = performance.eventLoopUtilization();
+  const value = await fn();
+  await sleep(1);
+  const busy = cpu === undefined ? performance.eventLoopUtilization(elu).active : jsThreadCpuMs() - cpu;
+  return { busy, value };
 }
 
 // ─── data ───────────────────────────────────────────────────────────────────
