@@ -8,10 +8,10 @@
 // Also the same 1 MB of orders beside 9 MB of events ("1 in 10 MB"): native reads only the orders, through the path
 // index; plain JS decrypts and parses it all.
 // Interleaved runs, medians; ratio = native / plain JS (below 1: native is faster). Beside each row, the JS thread's
-// CPU time per call (a mean over more first queries, each on a fresh handle), to hold against one singular read's:
-// what a round trip costs the JS thread anyway. Then: paging through every match of a filter on the 10 MB answer
-// (limit 20, nextOffset to the end) against one query, and a singular read through the path index (the last 20
-// orders, one item, and a small member beside the lists).
+// CPU time per call (a mean over more first queries, each on a fresh handle), to hold against a singular read's (a
+// round trip answered in its first poll) and a tool's that only awaits a timer as long. Then: paging through every
+// match of a filter on the 10 MB answer (limit 20, nextOffset to the end) against one query, and a singular read
+// through the path index (the last 20 orders, one item, and a small member beside the lists).
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDeepStrictEqual } from 'node:util';
@@ -167,6 +167,12 @@ async function main() {
     { inputSchema: { id: z.number(), query: z.number(), offset: z.number() } },
     async (args) => ({ content: [{ type: 'text', text: jsQuery(args) }] }),
   );
+  // What waiting costs the JS thread anyway: a tool that only awaits a timer, then answers a page already written.
+  let writtenPage = '';
+  jsServer.registerTool('waits', { inputSchema: { ms: z.number() } }, async ({ ms }) => {
+    await sleep(ms);
+    return { content: [{ type: 'text', text: writtenPage }] };
+  });
   const native = await connected(nativeServer);
   const js = await connected(jsServer);
 
@@ -278,7 +284,16 @@ async function main() {
   const [singularCpuMs] = await jsThreadCpuPerCall([
     Array.from({ length: RUNS * 4 }, () => () => nativeRead(pools.get(10).kept, '$.orders', { offset: total - LIMIT })),
   ]);
-  console.log(`  its JS-thread CPU a call (the round trip's own, for the column above): ${formatMs(singularCpuMs, 3)}`);
+  console.log(`  its JS-thread CPU a call (answered in the call's first poll): ${formatMs(singularCpuMs, 3)}`);
+  // A call that waits as long as a first query (on a timer, not another thread) costs the JS thread this much anyway.
+  writtenPage = await nativeRead(pools.get(10).kept, '$.orders', { offset: total - LIMIT });
+  const waits = [1, 10].map((mb) => Math.round(rows.find((row) => row.mb === mb).nativeMs));
+  const waitingCpuMs = await jsThreadCpuPerCall(
+    waits.map((ms) => Array.from({ length: RUNS * 2 }, () => () => js.callTool({ name: 'waits', arguments: { ms } }))),
+  );
+  console.log(
+    `a tool that only awaits a timer for as long as a first query (${waits.map((ms) => formatMs(ms, 0)).join(' / ')}), then answers a page: JS-thread CPU ${waitingCpuMs.map((ms) => formatMs(ms, 3)).join(' / ')} a call`,
+  );
   // A singular path into one item: the index's checkpoints name the range of items around it.
   const itemPath = `$.orders[${total - 5}].sku`;
   const [itemMs] = await interleaved([() => nativeRead(pools.get(10).kept, itemPath)], RUNS * 4);
