@@ -167,12 +167,17 @@ async function main() {
     { inputSchema: { id: z.number(), query: z.number(), offset: z.number() } },
     async (args) => ({ content: [{ type: 'text', text: jsQuery(args) }] }),
   );
-  // What waiting costs the JS thread anyway: a tool that only awaits a timer, then answers a page already written.
+  // What waiting costs the JS thread anyway: a tool that only awaits a timer, then answers a page already written, as
+  // result_query answers it (with its output schema, the text parsed into structuredContent).
   let writtenPage = '';
-  jsServer.registerTool('waits', { inputSchema: { ms: z.number() } }, async ({ ms }) => {
-    await sleep(ms);
-    return { content: [{ type: 'text', text: writtenPage }] };
-  });
+  jsServer.registerTool(
+    'waits',
+    { inputSchema: { ms: z.number() }, outputSchema: resultQueryOutputShape(z) },
+    async ({ ms }) => {
+      await sleep(ms);
+      return { content: [{ type: 'text', text: writtenPage }], structuredContent: JSON.parse(writtenPage) };
+    },
+  );
   const native = await connected(nativeServer);
   const js = await connected(jsServer);
 
