@@ -2,7 +2,7 @@
 //!
 //! - [`scan`]: one pull scanner with byte offsets and no recursion (the fold, the canonicalizer and the fit's
 //!   text comparison read through it), and the one number grammar ([`scan::number_end`]), which the query's tape
-//!   checks numbers with too;
+//!   and its certified pass read numbers with too;
 //! - [`decode`]: the one decoder of string escapes (`\n`, `\uXXXX`, surrogate pairs, lone surrogates) and the
 //!   UTF-16 counts JS uses for lengths; every reader that checks an escape (the scanner, the tape, the path index,
 //!   the fit's comparison, [`verbatim`]) checks it through [`decode::escape_at`];

@@ -10,6 +10,7 @@
 #[cfg(doc)]
 use super::Tape;
 use super::{Builder, UNRECORDED};
+use crate::core::json::scan::number_end;
 use crate::core::query::MAX_QUERY_DEPTH;
 
 #[cfg(target_arch = "x86_64")]
@@ -162,18 +163,9 @@ fn past_string(bytes: &[u8], mut at: usize) -> Option<usize> {
   }
 }
 
-/// Past the number starting at `at`; `None` when serde_json would refuse it (see [`super::serde_reads_number`]).
-/// The text is certified, so only the number's end is looked for, not its grammar.
+/// Past the number starting at `at` ([`number_end`]); `None` when serde_json would refuse it (see
+/// [`super::serde_reads_number`]).
 fn past_number(bytes: &[u8], start: usize) -> Option<usize> {
-  let mut at = start;
-  let mut exponent = false;
-  while let Some(&byte) = bytes.get(at) {
-    match byte {
-      b'0'..=b'9' | b'.' | b'-' | b'+' => {}
-      b'e' | b'E' => exponent = true,
-      _ => break,
-    }
-    at += 1;
-  }
-  super::serde_reads_number(&bytes[start..at], exponent).then_some(at)
+  let number = number_end(bytes, start).ok()?;
+  super::serde_reads_number(&bytes[start..number.end], number.exponent).then_some(number.end)
 }
