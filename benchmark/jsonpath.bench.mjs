@@ -92,19 +92,22 @@ function jsQuery({ id, query, offset }) {
 }
 
 /**
- * A server whose `page_floor` tool answers with `texts[offset]`, already written, as result_query answers: with
- * result_query's own input and output schemas.
+ * A server whose tools answer with pages already written (`texts`), as result_query answers, with result_query's own
+ * output schema (the text parsed into structuredContent): `page_floor` answers `texts[offset]` (result_query's input
+ * schema too), what the SDK's round trips cost alone; `waits` first awaits a timer of `ms`, then answers `texts[0]`,
+ * what a call that waits that long costs the JS thread anyway.
  */
 function pageFloorServer(texts) {
   const server = new McpServer({ name: 'bench-floor', version: '1.0.0' });
-  server.registerTool(
-    'page_floor',
-    { inputSchema: resultQueryInputShape(z), outputSchema: resultQueryOutputShape(z) },
-    async ({ offset }) => ({
-      content: [{ type: 'text', text: texts[offset] }],
-      structuredContent: JSON.parse(texts[offset]),
-    }),
+  const written = (text) => ({ content: [{ type: 'text', text }], structuredContent: JSON.parse(text) });
+  const outputSchema = resultQueryOutputShape(z);
+  server.registerTool('page_floor', { inputSchema: resultQueryInputShape(z), outputSchema }, async ({ offset }) =>
+    written(texts[offset]),
   );
+  server.registerTool('waits', { inputSchema: { ms: z.number() }, outputSchema }, async ({ ms }) => {
+    await sleep(ms);
+    return written(texts[0]);
+  });
   return server;
 }
 
@@ -166,17 +169,6 @@ async function main() {
     'js_query',
     { inputSchema: { id: z.number(), query: z.number(), offset: z.number() } },
     async (args) => ({ content: [{ type: 'text', text: jsQuery(args) }] }),
-  );
-  // What waiting costs the JS thread anyway: a tool that only awaits a timer, then answers a page already written, as
-  // result_query answers it (with its output schema, the text parsed into structuredContent).
-  let writtenPage = '';
-  jsServer.registerTool(
-    'waits',
-    { inputSchema: { ms: z.number() }, outputSchema: resultQueryOutputShape(z) },
-    async ({ ms }) => {
-      await sleep(ms);
-      return { content: [{ type: 'text', text: writtenPage }], structuredContent: JSON.parse(writtenPage) };
-    },
   );
   const native = await connected(nativeServer);
   const js = await connected(jsServer);
@@ -269,7 +261,6 @@ async function main() {
     if (result.structuredContent === undefined) throw new Error('the floor tool lost its structuredContent');
   }
   const floorMs = performance.now() - floorStarted;
-  await floor.close();
   // A singular read through the path index: the last 20 orders. Also the floor of one `result_query` round trip.
   const total = answers.get(10).orders.length;
   const [singularMs] = await interleaved(
@@ -291,10 +282,11 @@ async function main() {
   ]);
   console.log(`  its JS-thread CPU a call (answered in the call's first poll): ${formatMs(singularCpuMs, 3)}`);
   // A call that waits as long as a first query (on a timer, not another thread) costs the JS thread this much anyway.
-  writtenPage = await nativeRead(pools.get(10).kept, '$.orders', { offset: total - LIMIT });
   const waits = [1, 10].map((mb) => Math.round(rows.find((row) => row.mb === mb).nativeMs));
   const waitingCpuMs = await jsThreadCpuPerCall(
-    waits.map((ms) => Array.from({ length: RUNS * 2 }, () => () => js.callTool({ name: 'waits', arguments: { ms } }))),
+    waits.map((ms) =>
+      Array.from({ length: RUNS * 2 }, () => () => floor.callTool({ name: 'waits', arguments: { ms } })),
+    ),
   );
   console.log(
     `a tool that only awaits a timer for as long as a first query (${waits.map((ms) => formatMs(ms, 0)).join(' / ')}), then answers a page: JS-thread CPU ${waitingCpuMs.map((ms) => formatMs(ms, 3)).join(' / ')} a call`,
@@ -309,6 +301,7 @@ async function main() {
     `singular read of a small member, $.meta.orders beside 10 MB of lists (path index): ${formatMs(memberMs, 3)}`,
   );
 
+  await floor.close();
   await native.close();
   await js.close();
   await handles.close();

@@ -157,12 +157,12 @@ fn context_switches() -> i64 {
   tasks
     .flatten()
     .filter_map(|task| std::fs::read_to_string(task.path().join("status")).ok())
-    .flat_map(|status| {
+    .map(|status| {
       status
         .lines()
         .filter(|line| line.contains("ctxt_switches:"))
         .filter_map(|line| line.split_whitespace().nth(1)?.parse::<i64>().ok())
-        .collect::<Vec<_>>()
+        .sum::<i64>()
     })
     .sum()
 }
