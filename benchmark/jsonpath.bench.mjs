@@ -6,7 +6,8 @@
 // Plain JS: another McpServer whose `js_query` tool does the whole job on the JS thread: AES-256-GCM decrypt with
 // node:crypto, JSON.parse, the same selection with array methods, JSON.stringify of the first 20 and the total.
 // Also the same 1 MB of orders beside 9 MB of events ("1 in 10 MB"): native reads only the orders, through the path
-// index; plain JS decrypts and parses it all.
+// index; plain JS decrypts and parses it all. And a 64 KB answer: with the 1 MB rows it splits a first query's time
+// into a cost every query pays and a cost per MB read, for each side.
 // Interleaved runs, medians; ratio = native / plain JS (below 1: native is faster). Beside each row, the JS thread's
 // CPU time per call (a mean over more first queries, each on a fresh handle), to hold against a singular read's (a
 // round trip answered in its first poll) and a tool's that only awaits a timer as long. Then: paging through every
@@ -148,9 +149,25 @@ const makeEvent = (i) => ({ at: 1_700_000_000 + i, kind: i % 3 ? 'view' : 'click
 
 /** The id of the answer whose 1 MB of orders sits beside 9 MB of events: a query reads only the orders. */
 const INSIDE = 100;
+/** A kept answer of 64 KB (in MB): what a first query costs whatever the answer's size, beside the 1 MB rows. */
+const SMALL = 1 / 16;
+
+/** The label of a kept answer in the table. */
+const sizeLabel = (mb) => (mb === INSIDE ? '1 in 10 MB' : mb < 1 ? `${Math.round(mb * 1024)} KB` : `${mb} MB`);
+
+/**
+ * A first query's time as a cost every query pays plus a cost per MB of answer read (ms and ms/MB), drawn through
+ * its 64 KB and 1 MB rows.
+ */
+function fixedAndPerMb(small, large) {
+  const perMb = (large - small) / (1 - SMALL);
+  return { fixed: small - perMb * SMALL, perMb };
+}
 
 async function main() {
-  const answers = new Map([1, 10].map((mb) => [mb, { orders: ordersAnswer(mb * 1024 * 1024, makeOrder).orders }]));
+  const answers = new Map(
+    [SMALL, 1, 10].map((mb) => [mb, { orders: ordersAnswer(mb * 1024 * 1024, makeOrder).orders }]),
+  );
   const events = ordersAnswer(9 * 1024 * 1024, makeEvent).orders;
   answers.set(INSIDE, {
     meta: { events: events.length, orders: answers.get(1).orders.length, source: 'bench' },
@@ -202,7 +219,7 @@ async function main() {
     'kept answer  query (limit 20)                                   native      plain JS    ratio   next page    JS-thread CPU a call: native / plain JS',
   );
   const rows = [];
-  for (const mb of [1, 10, INSIDE]) {
+  for (const mb of [SMALL, 1, 10, INSIDE]) {
     for (const [q, { path }] of QUERIES.entries()) {
       if (mb === INSIDE && path.startsWith('$..')) continue; // a descendant query reads the whole answer anyway
       const [a, b] = [JSON.parse(await nativeRead(pools.get(mb).kept, path)), JSON.parse(await jsRead(mb, q))];
@@ -217,11 +234,22 @@ async function main() {
         pools.get(mb).cpu.map(() => () => jsRead(mb, q)),
       ]);
       rows.push({ mb, path, nativeMs, jsMs, againMs, total: a.total });
-      const label = mb === INSIDE ? '1 in 10 MB' : `${mb} MB`;
       console.log(
-        `${label.padEnd(12)} ${path.padEnd(50)} ${formatMs(nativeMs, 2, 9)}  ${formatMs(jsMs, 2, 9)}   ${(nativeMs / jsMs).toFixed(2)}   ${formatMs(againMs, 2, 7)}    ${formatMs(nativeCpuMs, 3)} / ${formatMs(jsCpuMs, 2)}`,
+        `${sizeLabel(mb).padEnd(12)} ${path.padEnd(50)} ${formatMs(nativeMs, 2, 9)}  ${formatMs(jsMs, 2, 9)}   ${(nativeMs / jsMs).toFixed(2)}   ${formatMs(againMs, 2, 7)}    ${formatMs(nativeCpuMs, 3)} / ${formatMs(jsCpuMs, 2)}`,
       );
     }
+  }
+
+  // Why 1 MB is harder than 10 MB: the cost every query pays weighs more there.
+  console.log('\na first query as a cost every query pays + a cost per MB read (through its 64 KB and 1 MB rows):');
+  for (const { path } of QUERIES) {
+    const at = (mb) => rows.find((row) => row.mb === mb && row.path === path);
+    const native = fixedAndPerMb(at(SMALL).nativeMs, at(1).nativeMs);
+    const js = fixedAndPerMb(at(SMALL).jsMs, at(1).jsMs);
+    const allowedPerMb = 0.2 * at(1).jsMs - native.fixed;
+    console.log(
+      `  ${path.padEnd(50)} native ${formatMs(native.fixed, 2)} + ${formatMs(native.perMb, 2)}/MB, plain JS ${formatMs(js.fixed, 2)} + ${formatMs(js.perMb, 2)}/MB; 0.2× at 1 MB leaves native ${formatMs(allowedPerMb, 2)}/MB`,
+    );
   }
 
   // Paging: every match of the filter on a fresh 10 MB handle, 20 at a time, against one (first) query.
