@@ -15,9 +15,9 @@ use crate::core::query::index::LongArray;
 use crate::core::query::walk::Kind;
 
 /// Arrays shorter than this are read on one thread. Queries from JS on fresh handles, the two floors alternated in
-/// one process: a second thread took a tenth to a third off the filter and the wildcard on 1 MB of orders (most
-/// often, not always, descendants too), nothing on 0.25-0.5 MB. A helper that starts late (about one query in six on
-/// a 2-vCPU VM) costs the wait to be scheduled, about 0.1 ms. Tests cut shorter ones.
+/// one process: a second thread took up to a third off the filter and the wildcard on 1 MB of orders (descendants
+/// about the same), nothing on 0.25-0.5 MB. A helper that starts late (about one query in six on a 2-vCPU VM) costs
+/// the wait to be scheduled, about 0.1 ms. Tests cut shorter ones.
 const MIN_SPLIT_BYTES: u64 = if cfg!(test) { 256 * 1024 } else { 512 * 1024 };
 
 /// About this many bytes of items per piece, in at most [`MAX_PIECES`] pieces: a piece is the unit the two
