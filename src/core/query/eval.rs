@@ -104,6 +104,14 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     }
   }
 
+  /// [`Evaluation::new`] sharing nothing with a helper thread: all of it runs on the caller's thread.
+  pub(crate) fn on_this_thread(root: N, budget: Budget) -> Self {
+    Evaluation {
+      may_split: false,
+      ..Self::new(root, budget)
+    }
+  }
+
   /// Distinct regexes compiled (or found invalid) so far.
   #[cfg(test)]
   pub(crate) fn compiled_regexes(&self) -> usize {
@@ -355,6 +363,14 @@ impl<'a, N: Node<'a>> Evaluation<N> {
       Comparable::FunctionExpr(_) => Err(None),
     })
   }
+}
+
+/// Whether `query` calls no function at any depth (so compiles no regex).
+pub(crate) fn calls_no_function(query: &Query) -> bool {
+  query
+    .segments
+    .iter()
+    .all(|segment| pieces::plain_segment(&segment.segment))
 }
 
 /// The names a segment selects when it selects members by name only (`.a`, `['a','b']`), else `None`.

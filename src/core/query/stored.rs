@@ -15,13 +15,20 @@ use super::path::ParsedPath;
 use super::walk::Kind;
 use super::{
   child_steps, handle_not_found, run_fragment_query_keeping_spans, run_members_query,
-  run_query_keeping_spans, QuerySpans,
+  run_query_here, run_query_keeping_spans, QuerySpans,
 };
 use crate::core::error::{CoreError, CoreResult};
+use crate::core::seal::CHUNK_SIZE;
 use crate::core::store::{HandleStore, Owner};
 
 /// Fragments larger than this are answered on tokio's blocking pool.
 const INLINE_FRAGMENT_BYTES: usize = 64 * 1024;
+
+/// A JSONPath query on an answer of at most this many bytes is answered where the call is first polled
+/// ([`answer_small_here`]): the store opens its three chunks where it reads them, and the query costs the JS thread
+/// about what a hop to another thread and back costs it (measured on Node 24: 0.13–0.30 ms a call at 20 KB against
+/// 0.22–0.26, at half the latency; at 64 KB 0.1 ms more than the hop).
+const SMALL_ANSWER_BYTES: usize = 2 * CHUNK_SIZE;
 
 /// Answers `result_query` for `owner` from `store`: through the path index when it covers the query (reading
 /// the index and one byte range), otherwise by reading the whole answer. RESULT_HANDLE_NOT_FOUND when the
@@ -40,9 +47,13 @@ pub async fn query_stored(
   if let Some(outcome) = shortcut {
     return outcome;
   }
-  // Up to here a query reads at most the index and a few chunks, so a host may run this future's first poll on
-  // its own thread and answer a page without a hop between threads (see the binding's `FirstPoll::Here`).
-  // Reading the whole answer (a copy of the record, at least) starts after this yield, where the runtime polls.
+  if let Some(outcome) = answer_small_here(store, &args, owner, threshold_bytes).await? {
+    return outcome;
+  }
+  // Up to here a query reads at most the index and a few chunks, and runs at most a capped query on an answer of at
+  // most two chunks, so a host may run this future's first poll on its own thread and answer a page or a small
+  // answer without a hop between threads (see the binding's `FirstPoll::Here`). Reading the whole answer (a copy of
+  // the record, at least) starts after this yield, where the runtime polls.
   tokio::task::yield_now().await;
   // A JSONPath query reads the path index beside the answer: it may certify the answer's grammar (see
   // `index::certified_arrays`), which spares the tape checking what the query cannot reach, and names the long
@@ -120,6 +131,48 @@ async fn off_the_workers<T: Send + 'static>(
   tokio::task::spawn_blocking(work)
     .await
     .map_err(|_| CoreError::internal("The query failed inside the engine."))
+}
+
+/// Answers a JSONPath query on a small answer (at most [`SMALL_ANSWER_BYTES`]) in this poll, without the two hops
+/// between threads that reading a whole answer takes (on a 2-vCPU VM they cost more than the query): the answer is
+/// read as a range, so a larger one is never read whole here, and the query runs under a capped budget
+/// ([`run_query_here`]), so it stays near a tenth of a millisecond. It does not wait for the owner's turn, which keeps
+/// costly queries from taking every core. `None` when the answer is larger, or the query cannot be answered so (the
+/// whole read then answers it, the same way as before).
+async fn answer_small_here(
+  store: &HandleStore,
+  args: &QueryArgs,
+  owner: &Owner,
+  threshold_bytes: usize,
+) -> CoreResult<Option<CoreResult<String>>> {
+  if !matches!(args.path.parsed(), ParsedPath::Query { .. }) {
+    return Ok(None);
+  }
+  // A path index is kept only beside an answer over 64 KiB: such an answer is not small.
+  if store.read_index(&args.handle, owner).await?.is_some() {
+    return Ok(None);
+  }
+  let Some(answer) = store
+    .read_range(&args.handle, owner, 0, SMALL_ANSWER_BYTES as u64 + 1)
+    .await?
+  else {
+    return Ok(None);
+  };
+  if answer.len() > SMALL_ANSWER_BYTES {
+    return Ok(None);
+  }
+  let Some((outcome, spans)) = run_query_here(&answer, args, threshold_bytes) else {
+    return Ok(None);
+  };
+  keep_match_spans(
+    store,
+    &args.handle,
+    owner,
+    &outcome,
+    spans,
+    window(args, DEFAULT_LIST_LIMIT).1,
+  );
+  Ok(Some(outcome))
 }
 
 /// Keeps a first query's match spans for its next pages, when it answered and there is a next page to read.

@@ -830,6 +830,7 @@ fn certified_answers_read_the_same_over_the_whole_suite() {
   assert!(compared > 800, "{compared} cases compared");
 }
 
+mod here;
 mod profile;
 
 /// Answers of different sizes and shapes, queried interleaved (a small tape after a large one) and on four threads

@@ -34,6 +34,14 @@ impl Budget {
     }
   }
 
+  /// This budget, with at most `cap` units to spend.
+  pub(crate) fn capped(self, cap: u64) -> Self {
+    Budget {
+      limit: self.limit.min(cap),
+      ..self
+    }
+  }
+
   pub(super) fn spend(&mut self, units: u64) -> CoreResult<()> {
     self.spent = self.spent.saturating_add(units);
     if self.spent > self.limit {
