@@ -47,7 +47,7 @@ pub async fn query_stored(
   if let Some(outcome) = shortcut {
     return outcome;
   }
-  if let Some(outcome) = answer_small_here(store, &args, owner, threshold_bytes).await? {
+  if let Some(outcome) = answer_small_here(store, &args, owner, threshold_bytes).await {
     return outcome;
   }
   // Up to here a query reads at most the index and a few chunks, and runs at most a capped query on an answer of at
@@ -137,33 +137,32 @@ async fn off_the_workers<T: Send + 'static>(
 /// between threads that reading a whole answer takes (on a 2-vCPU VM they cost more than the query): the answer is
 /// read as a range, so a larger one is never read whole here, and the query runs under a capped budget
 /// ([`run_query_here`]), so it stays near a tenth of a millisecond. It does not wait for the owner's turn, which keeps
-/// costly queries from taking every core. `None` when the answer is larger, or the query cannot be answered so (the
-/// whole read then answers it, the same way as before).
+/// costly queries from taking every core. `None` when the answer is larger or cannot be read here, or the query cannot
+/// be answered so: the whole read then answers it, the same way as before.
 async fn answer_small_here(
   store: &HandleStore,
   args: &QueryArgs,
   owner: &Owner,
   threshold_bytes: usize,
-) -> CoreResult<Option<CoreResult<String>>> {
+) -> Option<CoreResult<String>> {
   if !matches!(args.path.parsed(), ParsedPath::Query { .. }) {
-    return Ok(None);
+    return None;
   }
-  // A path index is kept only beside an answer over 64 KiB: such an answer is not small.
-  if store.read_index(&args.handle, owner).await?.is_some() {
-    return Ok(None);
+  // A path index is kept only beside an answer over 64 KiB: such an answer is not small. A read that fails here
+  // (or finds nothing) leaves the whole read to answer, with its own errors.
+  if !matches!(store.read_index(&args.handle, owner).await, Ok(None)) {
+    return None;
   }
-  let Some(answer) = store
+  let Ok(Some(answer)) = store
     .read_range(&args.handle, owner, 0, SMALL_ANSWER_BYTES as u64 + 1)
-    .await?
+    .await
   else {
-    return Ok(None);
+    return None;
   };
   if answer.len() > SMALL_ANSWER_BYTES {
-    return Ok(None);
+    return None;
   }
-  let Some((outcome, spans)) = run_query_here(&answer, args, threshold_bytes) else {
-    return Ok(None);
-  };
+  let (outcome, spans) = run_query_here(&answer, args, threshold_bytes)?;
   keep_match_spans(
     store,
     &args.handle,
@@ -172,7 +171,7 @@ async fn answer_small_here(
     spans,
     window(args, DEFAULT_LIST_LIMIT).1,
   );
-  Ok(Some(outcome))
+  Some(outcome)
 }
 
 /// Keeps a first query's match spans for its next pages, when it answered and there is a next page to read.
