@@ -91,9 +91,9 @@ pub enum FirstPoll {
   OnRuntime,
   /// Here, on the JS thread: work that finishes in that poll (a page or a singular read answered from the memory
   /// store: a few chunks decrypted, tens of microseconds; a JSONPath query on an answer of at most two chunks,
-  /// under a capped budget, about a tenth of a millisecond) settles the promise at once, without the two wake-ups between
-  /// threads a hop to the runtime costs (about 80 µs a call on this class of machine, and more when the other vCPU
-  /// sleeps); work that is not done by then (store I/O, or anything past a yield, where costly work must start)
+  /// under a capped budget, about a tenth of a millisecond) settles the promise at once, without the two wake-ups
+  /// between threads a hop to the runtime costs (about 80 µs a call on this class of machine, and more when the other
+  /// vCPU sleeps); work that is not done by then (store I/O, or anything past a yield, where costly work must start)
   /// continues on the runtime. Such work must do nothing costly before its first await that can be pending.
   Here,
 }
