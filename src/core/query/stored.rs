@@ -25,9 +25,9 @@ use crate::core::store::{HandleStore, Owner};
 const INLINE_FRAGMENT_BYTES: usize = 64 * 1024;
 
 /// A JSONPath query on an answer of at most this many bytes is answered where the call is first polled
-/// ([`answer_small_here`]): the store opens its three chunks where it reads them, and the query costs the JS thread
-/// about what a hop to another thread and back costs it (measured on Node 24: 0.13–0.30 ms a call at 20 KB against
-/// 0.22–0.26, at half the latency; at 64 KB 0.1 ms more than the hop).
+/// ([`answer_small_here`]): the store opens the few chunks it reads where it reads them, and the query costs the JS
+/// thread about what a hop to another thread and back costs it (measured on Node 24: 0.13–0.36 ms a call at 20 KB
+/// against 0.22–0.39, at half the latency; at 64 KB 0.1 ms more than the hop).
 const SMALL_ANSWER_BYTES: usize = 2 * CHUNK_SIZE;
 
 /// Answers `result_query` for `owner` from `store`: through the path index when it covers the query (reading
