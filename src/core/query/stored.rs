@@ -47,52 +47,51 @@ pub async fn query_stored(
   if let Some(outcome) = shortcut {
     return outcome;
   }
-  if let Some(outcome) = answer_small_here(store, &args, owner, threshold_bytes).await {
-    return outcome;
-  }
+  // A JSONPath query reads the path index beside the answer, once: an answer without one may be small enough to
+  // query in this poll; the index may certify the answer's grammar (see `index::certified_arrays`), which spares the
+  // tape checking what the query cannot reach, and names the long arrays whose items the tape may read on two
+  // threads; and for a query whose first steps name one child each (`$.orders[?…]`) it may name the part of the
+  // answer to read instead of the whole.
+  let index = match args.path.parsed() {
+    ParsedPath::Query { .. } => {
+      let index = store.read_index(&args.handle, owner).await;
+      if let Some(outcome) = answer_small_here(store, &args, owner, threshold_bytes, &index).await {
+        return outcome;
+      }
+      index
+    }
+    ParsedPath::Steps(_) => Ok(None),
+  };
   // Up to here a query reads at most the index and a few chunks, and runs at most a capped query on an answer of at
   // most two chunks, so a host may run this future's first poll on its own thread and answer a page or a small
   // answer without a hop between threads (see the binding's `FirstPoll::Here`). Reading the whole answer (a copy of
   // the record, at least) starts after this yield, where the runtime polls.
   tokio::task::yield_now().await;
-  // A JSONPath query reads the path index beside the answer: it may certify the answer's grammar (see
-  // `index::certified_arrays`), which spares the tape checking what the query cannot reach, and names the long
-  // arrays whose items the tape may read on two threads. A query whose first steps name one child each
-  // (`$.orders[?…]`) reads the index first: it may name the part of the answer to read instead of the whole.
-  let (answer, index) = match args.path.parsed() {
-    ParsedPath::Query { query, .. } => {
-      let steps = child_steps(query);
-      if steps.is_empty() {
-        tokio::join!(
-          store.read(&args.handle, owner),
-          store.read_index(&args.handle, owner)
-        )
-      } else {
-        let index = store.read_index(&args.handle, owner).await;
-        let led_to = match index.as_ref() {
-          Ok(Some(index)) => first_steps(index, &steps),
-          _ => Default::default(),
-        };
-        if let Some(members) = led_to.members {
-          if let Some(outcome) =
-            answer_from_members(store, &args, owner, threshold_bytes, members).await?
-          {
-            return outcome;
-          }
-        }
-        if let Some(fragment) = led_to.fragment {
-          if let Some(outcome) =
-            answer_from_fragment(store, &args, owner, threshold_bytes, fragment).await?
-          {
-            return outcome;
-          }
-        }
-        (store.read(&args.handle, owner).await, index)
+  if let ParsedPath::Query { query, .. } = args.path.parsed() {
+    let steps = child_steps(query);
+    let led_to = match index.as_ref() {
+      Ok(Some(index)) if !steps.is_empty() => first_steps(index, &steps),
+      _ => Default::default(),
+    };
+    if let Some(members) = led_to.members {
+      if let Some(outcome) =
+        answer_from_members(store, &args, owner, threshold_bytes, members).await?
+      {
+        return outcome;
       }
     }
-    ParsedPath::Steps(_) => (store.read(&args.handle, owner).await, Ok(None)),
-  };
-  let answer = answer?.ok_or_else(handle_not_found)?;
+    if let Some(fragment) = led_to.fragment {
+      if let Some(outcome) =
+        answer_from_fragment(store, &args, owner, threshold_bytes, fragment).await?
+      {
+        return outcome;
+      }
+    }
+  }
+  let answer = store
+    .read(&args.handle, owner)
+    .await?
+    .ok_or_else(handle_not_found)?;
   // An index that cannot be read only costs the shortcut.
   let certified = index
     .ok()
@@ -133,24 +132,22 @@ async fn off_the_workers<T: Send + 'static>(
     .map_err(|_| CoreError::internal("The query failed inside the engine."))
 }
 
-/// Answers a JSONPath query on a small answer (at most [`SMALL_ANSWER_BYTES`]) in this poll, without the two hops
-/// between threads that reading a whole answer takes (on a 2-vCPU VM they cost more than the query): the answer is
-/// read as a range, so a larger one is never read whole here, and the query runs under a capped budget
-/// ([`run_query_here`]), so it stays near a tenth of a millisecond. It does not wait for the owner's turn, which keeps
-/// costly queries from taking every core. `None` when the answer is larger or cannot be read here, or the query cannot
-/// be answered so: the whole read then answers it, the same way as before.
+/// Answers a JSONPath query on a small answer (at most [`SMALL_ANSWER_BYTES`]; `index`, its path index as read) in
+/// this poll, without the two hops between threads that reading a whole answer takes (on a 2-vCPU VM they cost more
+/// than the query): the answer is read as a range, so a larger one is never read whole here, and the query runs under
+/// a capped budget ([`run_query_here`]), so it stays near a tenth of a millisecond. It does not wait for the owner's
+/// turn, which keeps costly queries from taking every core. `None` when the answer is larger or cannot be read here,
+/// or the query cannot be answered so: the whole read then answers it, the same way as before.
 async fn answer_small_here(
   store: &HandleStore,
   args: &QueryArgs,
   owner: &Owner,
   threshold_bytes: usize,
+  index: &CoreResult<Option<Vec<u8>>>,
 ) -> Option<CoreResult<String>> {
-  if !matches!(args.path.parsed(), ParsedPath::Query { .. }) {
-    return None;
-  }
-  // A path index is kept only beside an answer over 64 KiB: such an answer is not small. A read that fails here
-  // (or finds nothing) leaves the whole read to answer, with its own errors.
-  if !matches!(store.read_index(&args.handle, owner).await, Ok(None)) {
+  // A path index (`index`, as read) is kept only beside an answer over 64 KiB: such an answer is not small. A read
+  // that failed here (or finds nothing) leaves the whole read to answer, with its own errors.
+  if !matches!(index, Ok(None)) {
     return None;
   }
   let Ok(Some(answer)) = store
