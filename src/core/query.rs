@@ -275,21 +275,8 @@ pub(crate) fn run_query_keeping_spans(
   threshold_bytes: usize,
   certified: Option<&[index::LongArray]>,
 ) -> (CoreResult<String>, Option<QuerySpans>) {
-  let through_tape = || {
-    let (query, query_text) = jsonpath_of(args)?;
-    let text = std::str::from_utf8(answer_json).ok()?;
-    let (outcome, spans) = answer_on_tape(
-      text,
-      spec_query(query),
-      query_text,
-      args,
-      threshold_bytes,
-      certified,
-      Run::Anywhere,
-    )?;
-    Some((outcome, spans.map(|spans| (query_text.clone(), spans))))
-  };
-  through_tape().unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
+  jsonpath_on_tape(answer_json, args, threshold_bytes, certified, Run::Anywhere)
+    .unwrap_or_else(|| (run_query(answer_json, args, threshold_bytes), None))
 }
 
 /// Work units a query answered in the caller's poll may spend ([`run_query_here`]): about a tenth of a millisecond.
@@ -314,22 +301,33 @@ pub(crate) fn run_query_here(
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> Option<(CoreResult<String>, QuerySpans)> {
-  let (query, query_text) = jsonpath_of(args)?;
-  let spec = spec_query(query);
-  if !calls_no_function(spec) {
-    return None;
+  match jsonpath_on_tape(answer_json, args, threshold_bytes, None, Run::Here)? {
+    (outcome, Some(spans)) => Some((outcome, spans)),
+    (_, None) => None,
   }
+}
+
+/// The JSONPath query `args` name, answered on the tape of `answer_json` where `run` says, with its match spans
+/// (`None` when the evaluation failed); `None` when the path is not a JSONPath query or the tape does not read it.
+fn jsonpath_on_tape(
+  answer_json: &[u8],
+  args: &QueryArgs,
+  threshold_bytes: usize,
+  certified: Option<&[index::LongArray]>,
+  run: Run,
+) -> Option<(CoreResult<String>, Option<QuerySpans>)> {
+  let (query, query_text) = jsonpath_of(args)?;
   let text = std::str::from_utf8(answer_json).ok()?;
   let (outcome, spans) = answer_on_tape(
     text,
-    spec,
+    spec_query(query),
     query_text,
     args,
     threshold_bytes,
-    None,
-    Run::Here,
+    certified,
+    run,
   )?;
-  Some((outcome, (query_text.clone(), spans?)))
+  Some((outcome, spans.map(|spans| (query_text.clone(), spans))))
 }
 
 /// The JSONPath query `args` name, parsed and as written; `None` for any other path form.
@@ -440,7 +438,8 @@ pub(crate) fn run_members_query(
 
 /// `query` (as run: `query_text`) evaluated on the tape of `text` (certified when `certified` names its long
 /// arrays), answered for `args`, with the byte spans of every match; the spans are `None` when the evaluation
-/// failed, and the whole is `None` when the tape does not read the text.
+/// failed, and the whole is `None` when the tape does not read the text (or, run [`Run::Here`], the query calls a
+/// function).
 fn answer_on_tape(
   text: &str,
   query: &Query,
@@ -450,6 +449,10 @@ fn answer_on_tape(
   certified: Option<&[index::LongArray]>,
   run: Run,
 ) -> Option<TapeAnswer> {
+  // A regex may take long to compile: only a query that calls no function runs in the caller's poll.
+  if run == Run::Here && !calls_no_function(query) {
+    return None;
+  }
   let (reach, names) = (reach::reach(query), reach::names(query));
   let tape = match certified {
     Some(arrays) => Tape::build_clean_naming(text, reach, &names, arrays)?,
