@@ -833,6 +833,29 @@ fn certified_answers_read_the_same_over_the_whole_suite() {
 mod here;
 mod profile;
 
+/// An orders answer of a little over `bytes` bytes, as JSON text (the profiles run on 10 MB of it).
+fn orders_text(bytes: usize) -> String {
+  let statuses = ["open", "shipped", "delivered", "returned"];
+  let mut text = String::from("{\"orders\":[");
+  let mut i = 0usize;
+  while text.len() < bytes {
+    if i > 0 {
+      text.push(',');
+    }
+    let odd = if i % 2 == 1 { ",\"odd\"" } else { "" };
+    text.push_str(&format!(
+      r#"{{"id":{i},"status":"{}","amount":{},"sku":"SKU-{i}","customer":{{"name":"Customer {i}","tags":["new","eu","c{}"]}},"tags":["a","b","t{}"{odd}]}}"#,
+      statuses[i % 4],
+      (i * 37) % 1000,
+      i % 7,
+      i % 5
+    ));
+    i += 1;
+  }
+  text.push_str("]}");
+  text
+}
+
 /// Answers of different sizes and shapes, queried interleaved (a small tape after a large one) and on four threads
 /// at once: each answer as the tree route (no tape) gives it, whatever memory the tapes reuse.
 #[test]

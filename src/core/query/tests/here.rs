@@ -12,28 +12,6 @@ use crate::core::store::{HandleStore, Owner};
 
 const THRESHOLD: usize = 100_000;
 
-/// An orders answer of about `bytes` bytes, as JSON text.
-fn orders(bytes: usize) -> String {
-  let statuses = ["open", "shipped", "delivered", "returned"];
-  let mut items = Vec::new();
-  let mut size = 0;
-  for i in 0.. {
-    if size >= bytes {
-      break;
-    }
-    let item = json!({
-      "id": i,
-      "status": statuses[i % 4],
-      "amount": (i * 37) % 1000,
-      "customer": { "name": format!("Customer {i}"), "tags": ["new", "eu", format!("c{}", i % 7)] },
-      "tags": ["a", "b", format!("t{}", i % 5)],
-    });
-    size += item.to_string().len() + 1;
-    items.push(item);
-  }
-  json!({ "orders": items }).to_string()
-}
-
 /// A memory store holding `text` (and its path index, as a fold keeps one beside an answer over 64 KiB).
 async fn kept(text: &str) -> (HandleStore, Owner, String) {
   let backend = std::sync::Arc::new(MemoryBackend::new(MemoryConfig {
@@ -88,7 +66,7 @@ async fn query_kept(text: &str, path: &str) -> (bool, CoreResult<String>) {
 async fn small_answers_are_queried_in_the_first_poll_as_the_whole_read_queries_them() {
   // Two 16 KiB chunks at most, so no path index.
   for bytes in [10_000, 30_000] {
-    let text = orders(bytes);
+    let text = orders_text(bytes);
     for path in [
       "$.orders[?@.status=='open' && @.amount > 500]",
       "$.orders[*].id",
@@ -108,7 +86,7 @@ async fn small_answers_are_queried_in_the_first_poll_as_the_whole_read_queries_t
 
 #[tokio::test]
 async fn the_next_page_of_a_query_answered_at_once_reads_its_kept_matches() {
-  let text = orders(20_000);
+  let text = orders_text(20_000);
   let (store, owner, handle) = kept(&text).await;
   let path = "$.orders[?@.status=='open']";
   let mut args = QueryArgs::new(&handle, path).expect("valid");
@@ -131,10 +109,10 @@ async fn the_next_page_of_a_query_answered_at_once_reads_its_kept_matches() {
 async fn larger_answers_costly_queries_and_functions_go_to_the_whole_read() {
   // Past the bound without a path index, and far past it with one; and an answer whose first bytes are a whole
   // JSON value, blanks after it: never queried from a part.
-  let padded = orders(30_000) + &" ".repeat(5_000);
+  let padded = orders_text(30_000) + &" ".repeat(5_000);
   for text in [
-    orders(SMALL_ANSWER_TEST_BYTES + 2_000),
-    orders(200_000),
+    orders_text(SMALL_ANSWER_TEST_BYTES + 2_000),
+    orders_text(200_000),
     padded,
   ] {
     let (at_once, _) = query_kept(&text, "$.orders[*].id").await;
@@ -144,7 +122,7 @@ async fn larger_answers_costly_queries_and_functions_go_to_the_whole_read() {
       text.len()
     );
   }
-  let small = orders(20_000);
+  let small = orders_text(20_000);
   let (at_once, _) = query_kept(&small, "$.orders[?match(@.status, 'op.*')]").await;
   assert!(
     !at_once,

@@ -10,7 +10,7 @@ use super::*;
 #[ignore]
 fn profile_multi() {
   if let Ok(loops) = std::env::var("PROFILE_TAPE_LOOPS") {
-    let text = orders_text();
+    let text = orders_text(10 << 20);
     let reach = env_number("PROFILE_REACH");
     let query = std::env::var("PROFILE_QUERY").ok();
     let args = query.map(|path| QueryArgs::new("h", &path).expect("a valid path"));
@@ -31,12 +31,12 @@ fn profile_multi() {
     return;
   }
   if let Ok(loops) = std::env::var("PROFILE_RUN_LOOPS") {
-    return profile_tape_and_eval(orders_text(), loops.parse().unwrap_or(100));
+    return profile_tape_and_eval(orders_text(10 << 20), loops.parse().unwrap_or(100));
   }
   if std::env::var("PROFILE_STORED").is_ok() {
-    return profile_stored(orders_text());
+    return profile_stored(orders_text(10 << 20));
   }
-  profile_multi_table(orders_text());
+  profile_multi_table(orders_text(10 << 20));
 }
 
 /// `query_stored` end to end on a memory store (read, index, decrypt, thread hops, tape, evaluation, answer), on
@@ -165,29 +165,6 @@ fn context_switches() -> i64 {
         .sum::<i64>()
     })
     .sum()
-}
-
-/// The 10 MB orders answer the profiles run on.
-fn orders_text() -> String {
-  let statuses = ["open", "shipped", "delivered", "returned"];
-  let mut text = String::from("{\"orders\":[");
-  let mut i = 0usize;
-  while text.len() < 10 << 20 {
-    if i > 0 {
-      text.push(',');
-    }
-    let odd = if i % 2 == 1 { ",\"odd\"" } else { "" };
-    text.push_str(&format!(
-      r#"{{"id":{i},"status":"{}","amount":{},"sku":"SKU-{i}","customer":{{"name":"Customer {i}","tags":["new","eu","c{}"]}},"tags":["a","b","t{}"{odd}]}}"#,
-      statuses[i % 4],
-      (i * 37) % 1000,
-      i % 7,
-      i % 5
-    ));
-    i += 1;
-  }
-  text.push_str("]}");
-  text
 }
 
 /// About 10 MB of 1 KiB strings, one escape each, in objects of three.
