@@ -31,6 +31,11 @@ const STATUSES = ['open', 'shipped', 'delivered', 'returned'];
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Timed first queries a row: three times as many on the answers of 1 MB or less, whose medians move most. */
 const runsAt = (mb) => (mb <= 1 ? 3 * RUNS : RUNS);
+// Plain-JS calls made before each row's interleaved runs (beyond the one warm-up round both sides get). On Node 24
+// the plain-JS side's first 10 MB calls grow its heap, and V8 collects on the other vCPU while the native call after
+// them runs: whichever query came first at 10 MB read 56–78 ms native in four runs (15–30 ms in a later row, or with
+// `--single-threaded-gc`); with these calls first, the filter row read 19–21 ms in two runs.
+const JS_WARMUPS = 3;
 const LIMIT = 20;
 
 /** Order `i`: status, amount, sku, three or four tags. */
@@ -226,6 +231,7 @@ async function main() {
       if (mb === INSIDE && path.startsWith('$..')) continue; // a descendant query reads the whole answer anyway
       const [a, b] = [JSON.parse(await nativeRead(pools.get(mb).kept, path)), JSON.parse(await jsRead(mb, q))];
       if (!isDeepStrictEqual(a, b)) throw new Error(`native and JS answers differ for ${path}`);
+      for (let i = 0; i < JS_WARMUPS; i++) await jsRead(mb, q);
       // Each query on each handle once: the pool holds one handle per round.
       const pool = pools.get(mb).first;
       let round = 0;
