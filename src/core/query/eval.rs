@@ -35,6 +35,7 @@ mod value;
 
 pub(crate) use atom::{number_against, Atom, LiteralFacts};
 pub(crate) use budget::{Budget, MAX_REGEXES, REGEX_SIZE_LIMIT};
+pub(crate) use pieces::calls_no_function;
 pub(crate) use value::count_nodes;
 
 /// A node of the answer the evaluator can look into. Objects read as `JSON.parse` reads them: a repeated key keeps
@@ -363,14 +364,6 @@ impl<'a, N: Node<'a>> Evaluation<N> {
       Comparable::FunctionExpr(_) => Err(None),
     })
   }
-}
-
-/// Whether `query` calls no function at any depth (so compiles no regex).
-pub(crate) fn calls_no_function(query: &Query) -> bool {
-  query
-    .segments
-    .iter()
-    .all(|segment| pieces::plain_segment(&segment.segment))
 }
 
 /// The names a segment selects when it selects members by name only (`.a`, `['a','b']`), else `None`.

@@ -42,14 +42,16 @@ pub(super) fn plain_segment(segment: &Segment) -> bool {
   }
 }
 
+/// Whether `query` calls no function at any depth (so compiles no regex).
+pub(crate) fn calls_no_function(query: &Query) -> bool {
+  query
+    .segments
+    .iter()
+    .all(|segment| plain_segment(&segment.segment))
+}
+
 /// A filter expression that calls no function, at any depth.
 pub(super) fn plain_filter(expr: &LogicalOrExpr) -> bool {
-  let plain_query = |query: &Query| {
-    query
-      .segments
-      .iter()
-      .all(|segment| plain_segment(&segment.segment))
-  };
   let plain_side = |side: &Comparable| !matches!(side, Comparable::FunctionExpr(_));
   expr
     .0
@@ -60,7 +62,7 @@ pub(super) fn plain_filter(expr: &LogicalOrExpr) -> bool {
       BasicExpr::Relation(comparison) => {
         plain_side(&comparison.left) && plain_side(&comparison.right)
       }
-      BasicExpr::Exist(exist) | BasicExpr::NotExist(exist) => plain_query(&exist.0),
+      BasicExpr::Exist(exist) | BasicExpr::NotExist(exist) => calls_no_function(&exist.0),
       BasicExpr::FuncExpr(_) | BasicExpr::NotFuncExpr(_) => false,
     })
 }
