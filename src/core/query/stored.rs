@@ -28,7 +28,7 @@ const INLINE_FRAGMENT_BYTES: usize = 64 * 1024;
 /// ([`answer_small_here`]): the store opens the few chunks it reads where it reads them, and the query costs the JS
 /// thread about what a hop to another thread and back costs it (measured on Node 24: 0.13–0.36 ms a call at 20 KB
 /// against 0.22–0.39, at half the latency; at 64 KB 0.1 ms more than the hop).
-const SMALL_ANSWER_BYTES: usize = 2 * CHUNK_SIZE;
+pub(super) const SMALL_ANSWER_BYTES: usize = 2 * CHUNK_SIZE;
 
 /// Answers `result_query` for `owner` from `store`: through the path index when it covers the query (reading
 /// the index and one byte range), otherwise by reading the whole answer. RESULT_HANDLE_NOT_FOUND when the

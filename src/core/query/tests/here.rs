@@ -6,6 +6,7 @@ use std::task::{Context, Poll, Waker};
 
 use super::*;
 use crate::core::query::index::{build_index, query_stored, IndexSettings};
+use crate::core::query::stored::SMALL_ANSWER_BYTES;
 use crate::core::store::config::MemoryConfig;
 use crate::core::store::memory::MemoryBackend;
 use crate::core::store::{HandleStore, Owner};
@@ -111,7 +112,7 @@ async fn larger_answers_costly_queries_and_functions_go_to_the_whole_read() {
   // JSON value, blanks after it: never queried from a part.
   let padded = orders_text(30_000) + &" ".repeat(5_000);
   for text in [
-    orders_text(SMALL_ANSWER_TEST_BYTES + 2_000),
+    orders_text(SMALL_ANSWER_BYTES + 2_000),
     orders_text(200_000),
     padded,
   ] {
@@ -143,6 +144,3 @@ async fn larger_answers_costly_queries_and_functions_go_to_the_whole_read() {
   let (at_once, _) = query_kept(&small, "$.orders[3].id").await;
   assert!(!at_once);
 }
-
-/// `stored::SMALL_ANSWER_BYTES` (two 16 KiB chunks).
-const SMALL_ANSWER_TEST_BYTES: usize = 2 * 16 * 1024;
