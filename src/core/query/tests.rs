@@ -3,6 +3,8 @@
 use serde_json::{json, Value};
 
 use super::*;
+use crate::core::query::index::{build_index, IndexSettings};
+use crate::core::store::{HandleStore, Owner};
 
 const BIG: usize = usize::MAX;
 
@@ -832,6 +834,17 @@ fn certified_answers_read_the_same_over_the_whole_suite() {
 
 mod here;
 mod profile;
+
+/// Keeps `text` in `store` for `owner` as a fold keeps an answer (its path index beside it when it gets one); its
+/// handle.
+pub(super) async fn save(store: &HandleStore, text: &str, owner: &Owner) -> String {
+  let handle = HandleStore::new_handle();
+  store.save(&handle, text.as_bytes(), owner).await.unwrap();
+  if let Some(index) = build_index(text, IndexSettings::DEFAULT) {
+    store.save_index(&handle, index, owner).await.unwrap();
+  }
+  handle
+}
 
 /// An orders answer of a little over `bytes` bytes, as JSON text (the profiles run on 10 MB of it).
 fn orders_text(bytes: usize) -> String {

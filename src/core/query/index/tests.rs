@@ -12,6 +12,7 @@ use crate::core::error::CoreResult;
 use crate::core::error::ErrorCode;
 use crate::core::query::args::QueryArgs;
 use crate::core::query::path::{normalized_path, PathElement};
+use crate::core::query::tests::save;
 use crate::core::query::{parse_query_args, run_query};
 use crate::core::seal::CHUNK_SIZE;
 use crate::core::store::config::MemoryConfig;
@@ -453,15 +454,6 @@ fn big_answer(count: usize, pad: usize) -> String {
   }
   text.push_str("]}}");
   text
-}
-
-async fn save(store: &HandleStore, text: &str, owner: &Owner) -> String {
-  let handle = HandleStore::new_handle();
-  store.save(&handle, text.as_bytes(), owner).await.unwrap();
-  if let Some(index) = build_index(text, IndexSettings::DEFAULT) {
-    store.save_index(&handle, index, owner).await.unwrap();
-  }
-  handle
 }
 
 /// `path` in the answer kept under `handle`, with the default window.

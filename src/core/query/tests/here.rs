@@ -5,11 +5,10 @@ use std::future::Future;
 use std::task::{Context, Poll, Waker};
 
 use super::*;
-use crate::core::query::index::{build_index, query_stored, IndexSettings};
+use crate::core::query::index::query_stored;
 use crate::core::query::stored::SMALL_ANSWER_BYTES;
 use crate::core::store::config::MemoryConfig;
 use crate::core::store::memory::MemoryBackend;
-use crate::core::store::{HandleStore, Owner};
 
 const THRESHOLD: usize = 100_000;
 
@@ -21,17 +20,7 @@ async fn kept(text: &str) -> (HandleStore, Owner, String) {
   }));
   let store = HandleStore::with_backend(backend, "", "rh", 600, None).expect("a store");
   let owner = Owner::new(Some("s".into()), None);
-  let handle = HandleStore::new_handle();
-  store
-    .save(&handle, text.as_bytes(), &owner)
-    .await
-    .expect("saved");
-  if let Some(index) = build_index(text, IndexSettings::DEFAULT) {
-    store
-      .save_index(&handle, index, &owner)
-      .await
-      .expect("index saved");
-  }
+  let handle = save(&store, text, &owner).await;
   (store, owner, handle)
 }
 
