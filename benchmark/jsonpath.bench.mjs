@@ -31,10 +31,12 @@ const STATUSES = ['open', 'shipped', 'delivered', 'returned'];
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 /** Timed first queries a row: three times as many on the answers of 1 MB or less, whose medians move most. */
 const runsAt = (mb) => (mb <= 1 ? 3 * RUNS : RUNS);
-// Plain-JS calls made before each row's interleaved runs (beyond the one warm-up round both sides get). On Node 24
-// the plain-JS side's first 10 MB calls grow its heap, and V8 collects on the other vCPU while the native call after
-// them runs: whichever query came first at 10 MB read 56–78 ms native in seven runs (15–30 ms in a later row, or with
-// `--single-threaded-gc`); with these calls first, the filter row read 19–21 ms in two runs.
+/**
+ * Plain-JS calls made before each row's interleaved runs (beyond the one warm-up round both sides get). On Node 24
+ * the plain-JS side's first 10 MB calls grow its heap, and V8 collects on the other vCPU while the native call after
+ * them runs: whichever query came first at 10 MB read 56–78 ms native in seven runs (15–30 ms in a later row, or with
+ * `--single-threaded-gc`); with these calls first, the filter row read 19–21 ms in two runs.
+ */
 const JS_WARMUPS = 3;
 const LIMIT = 20;
 
