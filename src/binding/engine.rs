@@ -397,7 +397,11 @@ impl ResultHandlesEngine {
         };
         let index = async {
           match payload.index {
-            Some(index) => store.save_index(&data.handle, index, &owner).await,
+            Some(built) => {
+              store
+                .save_index_and_directories(&data.handle, built, &owner)
+                .await
+            }
             None => Ok(()),
           }
         };

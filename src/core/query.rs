@@ -15,6 +15,7 @@
 
 mod answer;
 mod args;
+mod directory;
 mod eval;
 pub mod index;
 mod json;

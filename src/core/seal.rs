@@ -81,6 +81,11 @@ pub const LABEL_STORAGE_KEY: &[u8] = b"result-handles/v1 storage key";
 pub const LABEL_INDEX_KEY: &[u8] = b"result-handles/v1 index key";
 /// HKDF info for the storage key of an answer's path index.
 pub const LABEL_INDEX_STORAGE_KEY: &[u8] = b"result-handles/v1 index storage key";
+/// HKDF info for the AES-256-GCM key of a long array's member directory (one record per array), followed by the
+/// array's start in the answer as 8 bytes big-endian.
+pub const LABEL_DIRECTORY_KEY: &[u8] = b"result-handles/v1 directory key";
+/// HKDF info for the storage key of a long array's member directory, followed by the array's start as above.
+pub const LABEL_DIRECTORY_STORAGE_KEY: &[u8] = b"result-handles/v1 directory storage key";
 /// The least number of bytes a server secret may have (from the limit table).
 pub use crate::core::options::MIN_SECRET_BYTES;
 /// The environment variable read when no `secret` option is given.

@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::options::StoreSettings;
+use crate::core::query::index::BuiltIndex;
 pub use crate::core::seal::Owner;
 use crate::core::seal::{
   self, RecordHeader, RecordKeys, ServerSecret, CHUNK_SIZE, HEADER_LEN, TAG_LEN,
@@ -331,6 +332,73 @@ impl HandleStore {
     Ok(())
   }
 
+  /// Keeps an answer's path index and the member directories of its long arrays (see `query::directory`), at once.
+  /// Only the index's failure is reported: a directory only speeds some queries up, and a query without one reads
+  /// the array as before.
+  pub async fn save_index_and_directories(
+    &self,
+    handle: &str,
+    built: BuiltIndex,
+    owner: &Owner,
+  ) -> CoreResult<()> {
+    let directories = built
+      .directories
+      .into_iter()
+      .map(|(start, directory)| self.save_directory(handle, start, directory, owner));
+    let (index, _) = tokio::join!(
+      self.save_index(handle, built.index, owner),
+      futures_util::future::join_all(directories)
+    );
+    index
+  }
+
+  fn directory_keys(
+    &self,
+    handle: &str,
+    owner: &Owner,
+    array_start: u64,
+  ) -> CoreResult<(RecordKeys, String)> {
+    let keys = RecordKeys::derive_directory(handle, owner, self.secret.as_ref(), array_start)?;
+    let key = format!("{}{}", self.key_prefix, keys.storage_key_hex());
+    Ok((keys, key))
+  }
+
+  /// Seals the member directory of the array starting at byte `array_start` of the answer and stores it with the
+  /// TTL, under the key its labels derive for that start (see `docs/record-format.md`).
+  pub async fn save_directory(
+    &self,
+    handle: &str,
+    array_start: u64,
+    directory: Vec<u8>,
+    owner: &Owner,
+  ) -> CoreResult<()> {
+    check_handle(handle)?;
+    let (keys, key) = self.directory_keys(handle, owner, array_start)?;
+    let record = crypto(directory.len(), move || {
+      seal::seal_in_place(&keys, directory)
+    })
+    .await??;
+    bounded(self.backend.set(key, record, self.ttl_seconds)).await
+  }
+
+  /// The member directory of the array starting at byte `array_start` of the answer, or `None` when there is none
+  /// (as for [`HandleStore::read_index`]).
+  pub async fn read_directory(
+    &self,
+    handle: &str,
+    owner: &Owner,
+    array_start: u64,
+  ) -> CoreResult<Option<Vec<u8>>> {
+    let (keys, key) = self.directory_keys(handle, owner, array_start)?;
+    let Some(record) = bounded(self.backend.get(key)).await? else {
+      return Ok(None);
+    };
+    crypto(record.len(), move || {
+      seal::open_in_place(&keys, record).ok()
+    })
+    .await
+  }
+
   /// The answer's path index, or `None` when there is none (small answer, evicted, expired, another owner's,
   /// tampered with).
   pub async fn read_index(&self, handle: &str, owner: &Owner) -> CoreResult<Option<Vec<u8>>> {
@@ -457,14 +525,23 @@ impl HandleStore {
     .await
   }
 
-  /// Removes a record and its path index (for tests and explicit invalidation); true when a record was there.
+  /// Removes a record, its path index and the member directories the index names (for tests and explicit
+  /// invalidation); true when a record was there.
   pub async fn delete(&self, handle: &str, owner: &Owner) -> CoreResult<bool> {
     let (_, key) = self.keys(handle, owner)?;
     let (_, index_key) = self.index_keys(handle, owner)?;
+    let arrays = match self.read_index(handle, owner).await? {
+      Some(index) => crate::core::query::index::recorded_array_starts(&index),
+      None => Vec::new(),
+    };
     if let Some(near) = &self.near_indexes {
       near.remove(&index_key);
     }
     let removed = bounded(self.backend.delete(key)).await?;
+    for start in arrays {
+      let (_, directory_key) = self.directory_keys(handle, owner, start)?;
+      bounded(self.backend.delete(directory_key)).await?;
+    }
     bounded(self.backend.delete(index_key)).await?;
     Ok(removed)
   }

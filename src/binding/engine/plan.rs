@@ -14,7 +14,7 @@ use super::{AnswerParts, PARALLEL_INDEX_BYTES};
 use crate::core::error::CoreResult;
 use crate::core::fit::{self, Answer, Envelope, Verdict};
 use crate::core::fold::{fold_answer, folded_json, AnswerSource, FoldOutcome, FoldSettings};
-use crate::core::query::index::{build_index, build_index_of_raw_value, IndexSettings};
+use crate::core::query::index::{build_index_and_directories, BuiltIndex, IndexSettings};
 use crate::core::store::{HandleStore, Owner, SealedAnswer};
 
 /// A folded answer waiting for `commit`: everything stays native.
@@ -31,8 +31,9 @@ pub(super) struct PlanData {
 /// The kept answer of a plan: sealed already when `prepare` knew the owner, else its canonical JSON.
 pub(super) struct Payload {
   pub(super) record: Record,
-  /// The answer's path index, when it is large enough to have one (see `core::query::index`).
-  pub(super) index: Option<Vec<u8>>,
+  /// The answer's path index and member directories, when it is large enough to have them (see
+  /// `core::query::index`).
+  pub(super) index: Option<BuiltIndex>,
 }
 
 pub(super) enum Record {
@@ -46,7 +47,15 @@ impl Payload {
       Record::Plain(json) => json.len(),
       Record::Sealed(_, sealed) => sealed.len(),
     };
-    record + self.index.as_ref().map_or(0, Vec::len)
+    record
+      + self.index.as_ref().map_or(0, |built| {
+        built.index.len()
+          + built
+            .directories
+            .iter()
+            .map(|(_, d)| d.len())
+            .sum::<usize>()
+      })
   }
 }
 
@@ -184,14 +193,8 @@ pub(super) fn beside_index<T: Send>(
   main: impl FnOnce() -> T + Send,
   grammar_checked: bool,
   threads: Threads,
-) -> (T, Option<Vec<u8>>) {
-  let build = || {
-    if grammar_checked {
-      build_index_of_raw_value(json, IndexSettings::DEFAULT)
-    } else {
-      build_index(json, IndexSettings::DEFAULT)
-    }
-  };
+) -> (T, Option<BuiltIndex>) {
+  let build = || build_index_and_directories(json, IndexSettings::DEFAULT, grammar_checked);
   if json.len() <= PARALLEL_INDEX_BYTES || threads == Threads::One {
     return (main(), build());
   }

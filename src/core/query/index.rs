@@ -116,7 +116,7 @@ impl Node {
 /// `min_span` bytes) or cannot have one (not JSON, nested deeper than 128 levels, or holding a lone surrogate
 /// escape, which the full read repairs).
 pub fn build_index(text: &str, settings: IndexSettings) -> Option<Vec<u8>> {
-  build(text, settings, false)
+  build(text, settings, false).map(|built| built.index)
 }
 
 /// [`build_index`] for a text serde_json has already accepted as exactly one JSON value: the text of a
@@ -124,14 +124,32 @@ pub fn build_index(text: &str, settings: IndexSettings) -> Option<Vec<u8>> {
 /// the same grammar check, `ignore_value`, that [`build_index`] runs). The index is the same; only the second
 /// check of the text is skipped. Any other text must go through [`build_index`].
 pub fn build_index_of_raw_value(raw_value_text: &str, settings: IndexSettings) -> Option<Vec<u8>> {
-  build(raw_value_text, settings, true)
+  build(raw_value_text, settings, true).map(|built| built.index)
 }
 
-fn build(text: &str, settings: IndexSettings, grammar_checked: bool) -> Option<Vec<u8>> {
+/// An answer's path index, and the member directories of the long arrays it records (see `query::directory`), each
+/// with its array's start in the answer: what the fold keeps beside a large answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltIndex {
+  pub index: Vec<u8>,
+  pub directories: Vec<(u64, Vec<u8>)>,
+}
+
+/// [`build_index`] (or, `grammar_checked`, [`build_index_of_raw_value`]), with the member directories of the long
+/// arrays it records.
+pub fn build_index_and_directories(
+  text: &str,
+  settings: IndexSettings,
+  grammar_checked: bool,
+) -> Option<BuiltIndex> {
+  build(text, settings, grammar_checked)
+}
+
+fn build(text: &str, settings: IndexSettings, grammar_checked: bool) -> Option<BuiltIndex> {
   if text.len() <= settings.min_span {
     return None;
   }
-  let root = Scan::root(text, settings)?;
+  let (root, directories) = Scan::root(text, settings)?;
   // The scanner trusts the text's grammar; serde_json checks it exactly as the full read will.
   if !grammar_checked {
     serde_json::from_str::<IgnoredAny>(text).ok()?;
@@ -143,7 +161,10 @@ fn build(text: &str, settings: IndexSettings, grammar_checked: bool) -> Option<V
   out.push(CERTIFIED_JSON);
   put(&mut out, text.len() as u64);
   encode(&mut out, &root);
-  Some(out)
+  Some(BuiltIndex {
+    index: out,
+    directories,
+  })
 }
 
 /// Whether `index` (an answer's path index, as read from the store) certifies that the answer, `answer_len` bytes
@@ -180,6 +201,15 @@ pub(crate) fn certified_arrays(index: &[u8], answer_len: usize) -> Option<Vec<Lo
   Some(arrays)
 }
 
+/// Where every array `index` records starts in the answer (the arrays that may have a member directory).
+pub(crate) fn recorded_array_starts(index: &[u8]) -> Vec<u64> {
+  let mut arrays = Vec::new();
+  if let Some((_, root)) = codec::decode(index) {
+    collect_arrays(&root, 0, &mut arrays);
+  }
+  arrays.into_iter().map(|array| array.start).collect()
+}
+
 /// A container of a certified answer that a query may be read from instead of the whole answer: the deepest node
 /// the index records along the query's first steps (only large nodes are recorded, so it may stand for fewer
 /// steps than the query has).
@@ -203,6 +233,9 @@ pub(crate) struct Fragment {
 pub(crate) struct FirstSteps {
   pub members: Option<Members>,
   pub fragment: Option<Fragment>,
+  /// The array all the steps lead to, when the index records it, however much of the answer it is: its member
+  /// directory may answer the rest of the query (see `query::directory`), and its text is what the tape reads if not.
+  pub array: Option<Fragment>,
 }
 
 /// Follows `steps` through the nodes `index` records (see [`FirstSteps`]). The fragment is given only when the
@@ -233,23 +266,30 @@ pub(crate) fn first_steps(index: &[u8], steps: &[Step]) -> FirstSteps {
     }
   }
   let certified = flags & CERTIFIED_JSON != 0;
+  let array = match deepest {
+    Some((taken, node @ Node::Array { .. })) if certified && taken == steps.len() => {
+      fragment_of(node, taken, None)
+    }
+    _ => None,
+  };
   FirstSteps {
     members,
+    array,
     fragment: deepest
       .filter(|_| certified)
-      .and_then(|(steps, node)| fragment_of(node, steps, answer_len)),
+      .and_then(|(steps, node)| fragment_of(node, steps, Some(answer_len))),
   }
 }
 
-/// The fragment `node` stands for, `steps` steps down, when it is a container of at most three quarters of the
-/// answer (`answer_len` bytes).
-fn fragment_of(node: &Node, steps: usize, answer_len: u64) -> Option<Fragment> {
+/// The fragment `node` stands for, `steps` steps down, when it is a container (and, given the answer's length
+/// `answer_len`, of at most three quarters of it).
+fn fragment_of(node: &Node, steps: usize, answer_len: Option<u64>) -> Option<Fragment> {
   let (start, end, object) = match node {
     Node::Array { start, end, .. } => (*start, *end, false),
     Node::Object { start, end, .. } => (*start, *end, true),
     Node::Text { .. } => return None,
   };
-  if (end - start).saturating_mul(4) > answer_len.saturating_mul(3) {
+  if answer_len.is_some_and(|len| (end - start).saturating_mul(4) > len.saturating_mul(3)) {
     return None;
   }
   let mut arrays = Vec::new();

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::answer::{answer, list_window, window, Items, Target};
 use super::args::{QueryArgs, DEFAULT_LIST_LIMIT};
+use super::directory::{may_answer_through_directory, run_directory_query, Directory};
 use super::index::{
   answer_range, certified_arrays, first_steps, object_without_recorded_members, plan, Fragment,
   Members,
@@ -73,18 +74,29 @@ pub async fn query_stored(
       Ok(Some(index)) if !steps.is_empty() => first_steps(index, &steps),
       _ => Default::default(),
     };
-    if let Some(members) = led_to.members {
+    // A recorded array the steps all lead to is read on its own, however much of the answer it is: its directory
+    // may answer, and the tape reads its text if not (read once for both).
+    if let Some(array) = led_to.array {
+      let directory = may_answer_through_directory(&args, array.steps);
       if let Some(outcome) =
-        answer_from_members(store, &args, owner, threshold_bytes, members).await?
+        answer_from_fragment(store, &args, owner, threshold_bytes, array, directory).await?
       {
         return outcome;
       }
-    }
-    if let Some(fragment) = led_to.fragment {
-      if let Some(outcome) =
-        answer_from_fragment(store, &args, owner, threshold_bytes, fragment).await?
-      {
-        return outcome;
+    } else {
+      if let Some(members) = led_to.members {
+        if let Some(outcome) =
+          answer_from_members(store, &args, owner, threshold_bytes, members).await?
+        {
+          return outcome;
+        }
+      }
+      if let Some(fragment) = led_to.fragment {
+        if let Some(outcome) =
+          answer_from_fragment(store, &args, owner, threshold_bytes, fragment, false).await?
+        {
+          return outcome;
+        }
       }
     }
   }
@@ -223,7 +235,9 @@ async fn read_parts(
 }
 
 /// Answers a JSONPath query from the fragment of the answer its first steps lead to, as the index names it
-/// (`index::first_steps`): reads and decrypts only that byte range. `None` when the range is not the container it
+/// (`index::first_steps`): reads and decrypts only that byte range, and, when `directory` (the fragment is an array
+/// the steps all lead to, and the query may be answered through its member directory), the directory beside it
+/// (`query::directory`), which then answers in place of the tape. `None` when the range is not the container it
 /// promised, or the whole answer must decide (see `run_fragment_query_keeping_spans`).
 async fn answer_from_fragment(
   store: &HandleStore,
@@ -231,11 +245,18 @@ async fn answer_from_fragment(
   owner: &Owner,
   threshold_bytes: usize,
   fragment: Fragment,
+  directory: bool,
 ) -> CoreResult<Option<CoreResult<String>>> {
-  let text = store
-    .read_range(&args.handle, owner, fragment.start, fragment.end)
-    .await?
-    .ok_or_else(handle_not_found)?;
+  let text = store.read_range(&args.handle, owner, fragment.start, fragment.end);
+  let (text, directory) = if directory {
+    let directory = store.read_directory(&args.handle, owner, fragment.start);
+    // A directory that cannot be read only costs the shortcut.
+    let (text, directory) = tokio::join!(text, directory);
+    (text, directory.ok().flatten())
+  } else {
+    (text.await, None)
+  };
+  let text = text?.ok_or_else(handle_not_found)?;
   let (open, close) = if fragment.object {
     (b'{', b'}')
   } else {
@@ -249,14 +270,28 @@ async fn answer_from_fragment(
   let limit = window(args, DEFAULT_LIST_LIMIT).1;
   let owned_args = args.clone();
   let ran = off_the_workers(move || {
-    run_fragment_query_keeping_spans(
-      &text,
-      fragment.start,
-      fragment.steps,
-      &owned_args,
-      threshold_bytes,
-      &fragment.arrays,
-    )
+    let through_directory = directory
+      .and_then(Directory::decode)
+      .filter(|directory| directory.start == fragment.start)
+      .and_then(|directory| {
+        run_directory_query(
+          &text,
+          &directory,
+          fragment.steps,
+          &owned_args,
+          threshold_bytes,
+        )
+      });
+    through_directory.or_else(|| {
+      run_fragment_query_keeping_spans(
+        &text,
+        fragment.start,
+        fragment.steps,
+        &owned_args,
+        threshold_bytes,
+        &fragment.arrays,
+      )
+    })
   })
   .await?;
   let Some((outcome, spans)) = ran else {

@@ -31,7 +31,7 @@ mod node;
 mod pass;
 mod split;
 
-pub(crate) use node::TapeNode;
+pub(crate) use node::{atom_of_text, literal_facts_of_text, TapeNode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {

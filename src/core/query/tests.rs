@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::core::query::index::{build_index, IndexSettings};
+use crate::core::query::index::{build_index_and_directories, IndexSettings};
 use crate::core::store::{HandleStore, Owner};
 
 const BIG: usize = usize::MAX;
@@ -840,14 +840,17 @@ mod profile;
 pub(super) async fn save(store: &HandleStore, text: &str, owner: &Owner) -> String {
   let handle = HandleStore::new_handle();
   store.save(&handle, text.as_bytes(), owner).await.unwrap();
-  if let Some(index) = build_index(text, IndexSettings::DEFAULT) {
-    store.save_index(&handle, index, owner).await.unwrap();
+  if let Some(built) = build_index_and_directories(text, IndexSettings::DEFAULT, false) {
+    store
+      .save_index_and_directories(&handle, built, owner)
+      .await
+      .unwrap();
   }
   handle
 }
 
 /// An orders answer of a little over `bytes` bytes, as JSON text (the profiles run on 10 MB of it).
-fn orders_text(bytes: usize) -> String {
+pub(super) fn orders_text(bytes: usize) -> String {
   let statuses = ["open", "shipped", "delivered", "returned"];
   let mut text = String::from("{\"orders\":[");
   let mut i = 0usize;

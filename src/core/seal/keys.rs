@@ -161,6 +161,24 @@ impl RecordKeys {
     )
   }
 
+  /// The keys of the member directory of the array starting at byte `array_start` of the same handle's answer:
+  /// the same input, two more labels, each followed by the start (so each array's directory is a record of its own).
+  pub fn derive_directory(
+    handle: &str,
+    owner: &Owner,
+    secret: Option<&ServerSecret>,
+    array_start: u64,
+  ) -> CoreResult<Self> {
+    let labelled = |label: &[u8]| [label, &array_start.to_be_bytes()].concat();
+    Self::derive_labelled(
+      handle,
+      owner,
+      secret,
+      &labelled(LABEL_DIRECTORY_KEY),
+      &labelled(LABEL_DIRECTORY_STORAGE_KEY),
+    )
+  }
+
   pub(super) fn derive_labelled(
     handle: &str,
     owner: &Owner,

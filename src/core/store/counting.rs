@@ -70,7 +70,7 @@ impl Backend for Counting {
   }
   fn get(&self, key: String) -> BoxFuture<'_, CoreResult<Option<Vec<u8>>>> {
     Box::pin(async move {
-      let value = self.inner.get(key).await?;
+      let value = self.reading(self.inner.get(key)).await?;
       self.counted(value.as_ref().map_or(0, Vec::len));
       Ok(value)
     })

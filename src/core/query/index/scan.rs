@@ -9,27 +9,36 @@ use std::borrow::Cow;
 use super::{IndexSettings, Node};
 use crate::core::json::decode::{decode_str, escape_at, Escaped};
 use crate::core::json::words::find_quote_or_backslash;
+use crate::core::query::directory::Recorder;
+
+mod directory;
 
 pub(super) struct Scan<'a> {
   bytes: &'a [u8],
   at: usize,
   settings: IndexSettings,
   lone_surrogate: bool,
+  /// The member directories of the long arrays passed so far.
+  directories: Vec<Directory>,
 }
 
+/// A long array's member directory (see `query::directory`), with the array's start in the answer.
+pub(super) type Directory = (u64, Vec<u8>);
+
 impl Scan<'_> {
-  /// The recorded root of `text`; `None` when nothing is recorded, the text is not one value, or it holds a lone
-  /// surrogate escape.
-  pub(super) fn root(text: &str, settings: IndexSettings) -> Option<Node> {
+  /// The recorded root of `text` and the member directories of its long arrays (see `query::directory`); `None` when
+  /// nothing is recorded, the text is not one value, or it holds a lone surrogate escape.
+  pub(super) fn root(text: &str, settings: IndexSettings) -> Option<(Node, Vec<Directory>)> {
     let mut scan = Scan {
       bytes: text.as_bytes(),
       at: 0,
       settings,
       lone_surrogate: false,
+      directories: Vec::new(),
     };
     let root = scan.value(0)??;
     scan.blank();
-    (scan.at == text.len() && !scan.lone_surrogate).then_some(root)
+    (scan.at == text.len() && !scan.lone_surrogate).then_some((root, scan.directories))
   }
 
   fn peek(&self) -> Option<u8> {
@@ -220,6 +229,7 @@ impl Scan<'_> {
     let mut children = Vec::new();
     let mut len: u64 = 0;
     let mut last = self.at;
+    let mut directory = Some(Recorder::new(start));
     loop {
       self.blank();
       let item = self.at;
@@ -230,8 +240,16 @@ impl Scan<'_> {
         checkpoints.push((len, item as u64));
         last = item;
       }
-      if let Some(child) = self.value(depth + 1)? {
-        children.push((len, child));
+      // An item the directory cannot describe ends it, and is passed again the usual way.
+      if directory
+        .as_mut()
+        .is_none_or(|recorder| !self.directory_item(recorder, depth + 1))
+      {
+        directory = None;
+        self.at = item;
+        if let Some(child) = self.value(depth + 1)? {
+          children.push((len, child));
+        }
       }
       len += 1;
       if self.closed(b']')? {
@@ -240,6 +258,9 @@ impl Scan<'_> {
     }
     if self.at - start <= self.settings.min_span {
       return Some(None);
+    }
+    if let Some(directory) = directory.and_then(|recorder| recorder.finish(self.at)) {
+      self.directories.push(directory);
     }
     let checkpoints = self.thinned(checkpoints, first);
     Some(Some(Node::Array {

@@ -140,23 +140,7 @@ impl<'t> Node<'t> for TapeNode<'t> {
 
   fn literal_facts(self, literal: &Literal) -> Option<LiteralFacts> {
     let entry = self.entry();
-    let text = self.text();
-    Some(match (entry.kind, literal) {
-      (Kind::String, Literal::String(literal)) if !entry.escaped => {
-        let content = &text.as_bytes()[1..text.len() - 1];
-        LiteralFacts::alike(Some(content.cmp(literal.as_bytes())))
-      }
-      (Kind::String, Literal::String(_)) => return None,
-      (Kind::Number, Literal::Number(literal)) => {
-        let node = text.parse::<f64>().ok().filter(|node| node.is_finite())?;
-        LiteralFacts::alike(Some(number_against(node, literal)?))
-      }
-      (Kind::Boolean, Literal::Bool(literal)) => {
-        LiteralFacts::alike(((text == "true") == *literal).then_some(Ordering::Equal))
-      }
-      (Kind::Null, Literal::Null) => LiteralFacts::alike(Some(Ordering::Equal)),
-      _ => LiteralFacts::UNLIKE,
-    })
+    literal_facts_of_text(entry.kind, self.text(), entry.escaped, literal)
   }
 
   /// The entries of the subtree, cut into even runs.
@@ -187,16 +171,47 @@ impl<'t> Node<'t> for TapeNode<'t> {
 
   fn atom(self) -> CoreResult<Atom<'t>> {
     let entry = self.entry();
-    let text = self.text();
-    Ok(match entry.kind {
-      Kind::Null => Atom::Null,
-      Kind::Boolean => Atom::Bool(text == "true"),
-      Kind::Number => Atom::Number(number(text)?),
-      Kind::String if !entry.escaped => Atom::Str(Cow::Borrowed(&text[1..text.len() - 1])),
-      Kind::String => Atom::Str(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?)),
-      Kind::Array | Kind::Object => Atom::Tree(Box::new(Cow::Owned(
-        serde_json::from_str(text).map_err(unreadable)?,
-      ))),
-    })
+    atom_of_text(entry.kind, self.text(), entry.escaped)
   }
+}
+
+/// How a value (`text`, of `kind`; `escaped`: a string holding escapes) compares with `literal`, when that can be
+/// told from its text as it lies (see [`Node::literal_facts`]).
+pub(crate) fn literal_facts_of_text(
+  kind: Kind,
+  text: &str,
+  escaped: bool,
+  literal: &Literal,
+) -> Option<LiteralFacts> {
+  Some(match (kind, literal) {
+    (Kind::String, Literal::String(literal)) if !escaped => {
+      let content = &text.as_bytes()[1..text.len() - 1];
+      LiteralFacts::alike(Some(content.cmp(literal.as_bytes())))
+    }
+    (Kind::String, Literal::String(_)) => return None,
+    (Kind::Number, Literal::Number(literal)) => {
+      let node = text.parse::<f64>().ok().filter(|node| node.is_finite())?;
+      LiteralFacts::alike(Some(number_against(node, literal)?))
+    }
+    (Kind::Boolean, Literal::Bool(literal)) => {
+      LiteralFacts::alike(((text == "true") == *literal).then_some(Ordering::Equal))
+    }
+    (Kind::Null, Literal::Null) => LiteralFacts::alike(Some(Ordering::Equal)),
+    _ => LiteralFacts::UNLIKE,
+  })
+}
+
+/// A value (`text`, of `kind`; `escaped`: a string holding escapes) as a comparison operand: scalars read in place,
+/// strings with escapes decoded, containers parsed.
+pub(crate) fn atom_of_text(kind: Kind, text: &str, escaped: bool) -> CoreResult<Atom<'_>> {
+  Ok(match kind {
+    Kind::Null => Atom::Null,
+    Kind::Boolean => Atom::Bool(text == "true"),
+    Kind::Number => Atom::Number(number(text)?),
+    Kind::String if !escaped => Atom::Str(Cow::Borrowed(&text[1..text.len() - 1])),
+    Kind::String => Atom::Str(Cow::Owned(serde_json::from_str(text).map_err(unreadable)?)),
+    Kind::Array | Kind::Object => Atom::Tree(Box::new(Cow::Owned(
+      serde_json::from_str(text).map_err(unreadable)?,
+    ))),
+  })
 }

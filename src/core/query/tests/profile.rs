@@ -40,9 +40,10 @@ fn profile_multi() {
 }
 
 /// `query_stored` end to end on a memory store (read, index, decrypt, thread hops, tape, evaluation, answer), on
-/// the first `PROFILE_MB` MiB of the orders (a fresh handle per run, as a first query).
+/// the first `PROFILE_MB` MiB of the orders (a fresh handle per run, as a first query); with the member directories
+/// the fold keeps when `PROFILE_DIRECTORIES=1`, else with the path index alone.
 fn profile_stored(mut text: String) {
-  use crate::core::query::index::{build_index, query_stored, IndexSettings};
+  use crate::core::query::index::{build_index_and_directories, query_stored, IndexSettings};
   use crate::core::store::config::MemoryConfig;
   use crate::core::store::memory::MemoryBackend;
   use crate::core::store::{HandleStore, Owner};
@@ -58,7 +59,8 @@ fn profile_stored(mut text: String) {
     }));
     let store = HandleStore::with_backend(backend, "", "rh", 600, None).unwrap();
     let owner = Owner::new(Some("s".into()), None);
-    let index = build_index(&text, IndexSettings::DEFAULT);
+    let built = build_index_and_directories(&text, IndexSettings::DEFAULT, false);
+    let directories = std::env::var("PROFILE_DIRECTORIES").is_ok_and(|set| set == "1");
     let runs: usize = env_number("PROFILE_RUNS").unwrap_or(9);
     for path in [
       "$.orders[?@.status=='open' && @.amount > 500]",
@@ -71,8 +73,16 @@ fn profile_stored(mut text: String) {
       for _ in 0..runs {
         let handle = HandleStore::new_handle();
         store.save(&handle, text.as_bytes(), &owner).await.unwrap();
-        if let Some(index) = index.clone() {
-          store.save_index(&handle, index, &owner).await.unwrap();
+        match built.clone() {
+          Some(built) if directories => {
+            let saved = store.save_index_and_directories(&handle, built, &owner);
+            saved.await.unwrap();
+          }
+          Some(built) => store
+            .save_index(&handle, built.index, &owner)
+            .await
+            .unwrap(),
+          None => {}
         }
         let mut args = QueryArgs::new(&handle, path).unwrap();
         args.limit = Some(20);

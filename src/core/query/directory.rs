@@ -1,0 +1,671 @@
+//! The member directory of a long array: where each item starts and ends and, for an item that is an object, where
+//! each member's value starts and ends and which key it has. The fold records it beside the path index (see
+//! `index::scan`), for every array the index records whose items are small objects with plain keys; the store keeps
+//! it as a record of its own, one per array (see `HandleStore::save_directory`).
+//!
+//! A JSONPath query whose first steps lead to such an array (`$.orders[?@.status=='open']`, `$.orders[*].sku`) is
+//! evaluated over the array's text through its directory ([`run_directory_query`]): the evaluator (`eval`, the same
+//! as for the tape) asks an item for a member and gets its value's span without a pass over the item, so a filter
+//! reads the few bytes it compares and nothing else. No tape is written. Whatever the directory does not describe
+//! (the inside of a member's array or object, a descendant segment) makes the route give up, and the tape answers as
+//! before: the answers are the same either way.
+//!
+//! The fold gives up on a directory, and writes none, for an array with an item over 64 KiB (the index records it),
+//! a key with an escape, a key repeated in an item (`JSON.parse` keeps the last value at the first place), more than
+//! [`MAX_KEYS`] distinct keys or [`MAX_MEMBERS`] members in an item, nesting deeper than [`MAX_ITEM_DEPTH`], or a
+//! number that overflows a double (the tape refuses such a text, and the full read then decides).
+//!
+//! Encoding (integers unsigned LEB128, offsets from the array's opening bracket):
+//! `"RHMD" ‖ version 0x01 ‖ array start in the answer ‖ array length ‖ k ‖ k × (key length, key UTF-8) ‖ n ‖ n × item`
+//! where an item is `gap ‖ length ‖ m ‖ m × (key number, gap, value length)`. An item's gap counts from the end of
+//! the item before it (the first from the bracket); a member's gap from the end of the value before it (the first
+//! from the item's start). An item that is not an object has no members (m = 0); its first byte tells its kind.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json_path_core::spec::query::Query;
+use serde_json_path_core::spec::selector::filter::Literal;
+
+use super::answer::{answer, list_window, Items, Target};
+use super::eval::{Atom, Budget, Evaluation, LiteralFacts, Node};
+use super::reach::reach;
+use super::tape::{atom_of_text, literal_facts_of_text};
+use super::walk::Kind;
+use super::{query_after, QueryArgs, QuerySpans};
+use crate::core::error::{CoreError, CoreResult};
+
+const MAGIC: &[u8; 4] = b"RHMD";
+/// The directory encoding this engine writes and reads; any other is ignored (the tape answers).
+pub const DIRECTORY_VERSION: u8 = 1;
+/// Distinct keys one array's directory names at most.
+pub const MAX_KEYS: usize = 256;
+/// Members one item holds at most.
+pub const MAX_MEMBERS: usize = 256;
+/// Nesting inside an item the fold passes at most (the tape reads 127 levels in all).
+pub const MAX_ITEM_DEPTH: usize = 96;
+
+// ─── writing ────────────────────────────────────────────────────────────────
+
+/// Writes one array's directory while the fold's index scan passes its items (see `index::scan`).
+pub(crate) struct Recorder<'t> {
+  array_start: usize,
+  keys: Vec<&'t [u8]>,
+  items: Vec<u8>,
+  count: u64,
+  objects: bool,
+  last_end: usize,
+  /// The item being written: its start, its members `(key number, value start, value end)`, the keys it has.
+  item_start: usize,
+  members: Vec<(u8, usize, usize)>,
+  seen: [u64; MAX_KEYS / 64],
+  /// The key numbers of the last item, by place: the next item most often has the same keys in the same order.
+  last_keys: Vec<u8>,
+}
+
+impl<'t> Recorder<'t> {
+  /// A directory for the array whose opening bracket is at byte `array_start` of the answer.
+  pub(crate) fn new(array_start: usize) -> Self {
+    Recorder {
+      array_start,
+      keys: Vec::new(),
+      items: Vec::new(),
+      count: 0,
+      objects: false,
+      last_end: array_start + 1,
+      item_start: 0,
+      members: Vec::new(),
+      seen: [0; MAX_KEYS / 64],
+      last_keys: Vec::new(),
+    }
+  }
+
+  /// An object item starts at `start`.
+  pub(crate) fn begin_object(&mut self, start: usize) {
+    self.item_start = start;
+    self.members.clear();
+    self.seen = [0; MAX_KEYS / 64];
+  }
+
+  /// A member of the object item being written: its key (between the quotes, with no escape) and its value's span.
+  /// False when the directory must be given up (see the module docs).
+  pub(crate) fn member(&mut self, key: &'t [u8], value_start: usize, value_end: usize) -> bool {
+    if self.members.len() == MAX_MEMBERS {
+      return false;
+    }
+    let Some(number) = self.key_number(key) else {
+      return false;
+    };
+    let (word, bit) = (usize::from(number) / 64, 1u64 << (number % 64));
+    if self.seen[word] & bit != 0 {
+      return false;
+    }
+    self.seen[word] |= bit;
+    self.members.push((number, value_start, value_end));
+    true
+  }
+
+  fn key_number(&mut self, key: &'t [u8]) -> Option<u8> {
+    let place = self.members.len();
+    if let Some(&guess) = self.last_keys.get(place) {
+      if self.keys[usize::from(guess)] == key {
+        return Some(guess);
+      }
+    }
+    let number = match self.keys.iter().position(|known| *known == key) {
+      Some(found) => found,
+      None if self.keys.len() < MAX_KEYS => {
+        self.keys.push(key);
+        self.keys.len() - 1
+      }
+      None => return None,
+    };
+    let number = u8::try_from(number).ok()?;
+    match self.last_keys.get_mut(place) {
+      Some(slot) => *slot = number,
+      None => self.last_keys.push(number),
+    }
+    Some(number)
+  }
+
+  /// The object item being written ends just before `end`.
+  pub(crate) fn end_object(&mut self, end: usize) {
+    self.objects = true;
+    let mut members = Vec::with_capacity(self.members.len() * 3);
+    let mut last = self.item_start;
+    for &(number, start, value_end) in &self.members {
+      members.push(number);
+      put(&mut members, (start - last) as u64);
+      put(&mut members, (value_end - start) as u64);
+      last = value_end;
+    }
+    self.put_item(self.item_start, end, &members);
+  }
+
+  /// An item that is not an object spans `[start, end)`.
+  pub(crate) fn other(&mut self, start: usize, end: usize) {
+    self.put_item(start, end, &[]);
+  }
+
+  fn put_item(&mut self, start: usize, end: usize, members: &[u8]) {
+    put(&mut self.items, (start - self.last_end) as u64);
+    put(&mut self.items, (end - start) as u64);
+    put(&mut self.items, members.len() as u64);
+    self.items.extend_from_slice(members);
+    self.last_end = end;
+    self.count += 1;
+  }
+
+  /// The directory's bytes, the array closing just before `array_end`; `None` when no item is an object (a directory
+  /// would then help no query).
+  pub(crate) fn finish(self, array_end: usize) -> Option<(u64, Vec<u8>)> {
+    if !self.objects {
+      return None;
+    }
+    let keys: usize = self.keys.iter().map(|key| key.len() + 2).sum();
+    let mut out = Vec::with_capacity(32 + keys + self.items.len());
+    out.extend_from_slice(MAGIC);
+    out.push(DIRECTORY_VERSION);
+    put(&mut out, self.array_start as u64);
+    put(&mut out, (array_end - self.array_start) as u64);
+    put(&mut out, self.keys.len() as u64);
+    for key in &self.keys {
+      put(&mut out, key.len() as u64);
+      out.extend_from_slice(key);
+    }
+    put(&mut out, self.count);
+    out.extend_from_slice(&self.items);
+    Some((self.array_start as u64, out))
+  }
+}
+
+fn put(out: &mut Vec<u8>, mut n: u64) {
+  loop {
+    let low = (n & 0x7f) as u8;
+    n >>= 7;
+    if n == 0 {
+      out.push(low);
+      return;
+    }
+    out.push(low | 0x80);
+  }
+}
+
+// ─── reading ────────────────────────────────────────────────────────────────
+
+/// A directory as read back, its offsets from the array's opening bracket. The items are listed; their members are
+/// read from the directory's bytes when asked for ([`Directory::members`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Directory {
+  /// Where the array starts in the answer, and its length in bytes.
+  pub start: u64,
+  pub len: u64,
+  keys: Vec<String>,
+  items: Vec<Item>,
+  /// Members in all (what the budget counts).
+  member_bytes: usize,
+  bytes: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Item {
+  start: u32,
+  end: u32,
+  /// Its members' bytes in the directory: `bytes[members..members_end]`.
+  members: u32,
+  members_end: u32,
+}
+
+impl Item {
+  fn has_members(self) -> bool {
+    self.members_end > self.members
+  }
+}
+
+/// A member of an object item: its key's number and its value's span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Member {
+  key: u8,
+  start: u32,
+  end: u32,
+}
+
+struct Reader<'a> {
+  bytes: &'a [u8],
+  at: usize,
+}
+
+impl Reader<'_> {
+  fn number(&mut self) -> Option<u64> {
+    // Most numbers here take one byte.
+    let first = *self.bytes.get(self.at)?;
+    self.at += 1;
+    if first & 0x80 == 0 {
+      return Some(u64::from(first));
+    }
+    let mut n = u64::from(first & 0x7f);
+    for shift in (7..64).step_by(7) {
+      let byte = *self.bytes.get(self.at)?;
+      self.at += 1;
+      n |= u64::from(byte & 0x7f).checked_shl(shift)?;
+      if byte & 0x80 == 0 {
+        return Some(n);
+      }
+    }
+    None
+  }
+
+  fn offset(&mut self) -> Option<u32> {
+    u32::try_from(self.number()?).ok()
+  }
+
+  /// A count of entries, each at least one byte long (so a damaged count cannot make a huge allocation).
+  fn count(&mut self) -> Option<usize> {
+    let n = usize::try_from(self.number()?).ok()?;
+    (n <= self.bytes.len() - self.at).then_some(n)
+  }
+}
+
+impl Directory {
+  /// Reads a directory's header and lists its items, checked (every item inside the array and after the one before
+  /// it, its members' bytes inside the directory); `None` for anything else, which the caller ignores. Members are
+  /// checked as they are read.
+  pub(crate) fn decode(bytes: Vec<u8>) -> Option<Directory> {
+    if bytes.get(..4)? != MAGIC || *bytes.get(4)? != DIRECTORY_VERSION {
+      return None;
+    }
+    let mut reader = Reader {
+      bytes: &bytes,
+      at: 5,
+    };
+    let start = reader.number()?;
+    let len = reader.number()?;
+    let end = u32::try_from(len).ok()?;
+    let key_count = reader.count()?;
+    let mut keys = Vec::with_capacity(key_count);
+    for _ in 0..key_count {
+      let key_len = reader.count()?;
+      let key = bytes.get(reader.at..reader.at + key_len)?;
+      keys.push(std::str::from_utf8(key).ok()?.to_owned());
+      reader.at += key_len;
+    }
+    let item_count = reader.count()?;
+    let mut items = Vec::with_capacity(item_count);
+    let mut last_end = 1u32;
+    for _ in 0..item_count {
+      let item_start = last_end.checked_add(reader.offset()?)?;
+      let item_end = item_start.checked_add(reader.offset()?)?;
+      let members = reader.count()?;
+      if item_end >= end {
+        return None;
+      }
+      items.push(Item {
+        start: item_start,
+        end: item_end,
+        members: u32::try_from(reader.at).ok()?,
+        members_end: u32::try_from(reader.at + members).ok()?,
+      });
+      reader.at += members;
+      last_end = item_end;
+    }
+    let member_bytes = reader.at
+      - items
+        .first()
+        .map_or(reader.at, |item| item.members as usize);
+    (reader.at == bytes.len()).then_some(Directory {
+      start,
+      len,
+      keys,
+      items,
+      member_bytes,
+      bytes,
+    })
+  }
+
+  /// The members of item `item`, in order; a member that does not read back (a damaged directory) ends the list
+  /// with `None`.
+  fn members(&self, item: usize) -> impl Iterator<Item = Option<Member>> + '_ {
+    let Item {
+      start,
+      end,
+      members,
+      members_end,
+    } = self.items[item];
+    let mut reader = Reader {
+      bytes: &self.bytes[..members_end as usize],
+      at: members as usize,
+    };
+    let mut last = start;
+    let mut failed = false;
+    std::iter::from_fn(move || {
+      if failed || reader.at == reader.bytes.len() {
+        return None;
+      }
+      let member = (|| {
+        let key = *reader.bytes.get(reader.at)?;
+        reader.at += 1;
+        let value_start = last.checked_add(reader.offset()?)?;
+        let value_end = value_start.checked_add(reader.offset()?)?;
+        (usize::from(key) < self.keys.len() && value_start < value_end && value_end <= end)
+          .then_some(Member {
+            key,
+            start: value_start,
+            end: value_end,
+          })
+      })();
+      failed = member.is_none();
+      last = member.map_or(last, |member| member.end);
+      Some(member)
+    })
+  }
+
+  fn key_number(&self, key: &str) -> Option<u8> {
+    let found = self.keys.iter().position(|known| known == key)?;
+    u8::try_from(found).ok()
+  }
+
+  /// The member of item `item` whose key has number `key`: `Ok(None)` when it has none, `Err(())` when its members do
+  /// not read back (a damaged directory). What [`Directory::members`] finds, read without an iterator: it runs for
+  /// every item a filter tests.
+  fn find_member(&self, item: usize, key: u8) -> Result<Option<Member>, ()> {
+    let Item {
+      start,
+      end,
+      members,
+      members_end,
+    } = self.items[item];
+    let bytes = &self.bytes[members as usize..members_end as usize];
+    let (mut at, mut last) = (0usize, start);
+    while at < bytes.len() {
+      let number = bytes[at];
+      let (gap, gap_len) = short_number(&bytes[at + 1..]).ok_or(())?;
+      let (len, len_len) = short_number(&bytes[at + 1 + gap_len..]).ok_or(())?;
+      let value_start = last.checked_add(gap).ok_or(())?;
+      let value_end = value_start.checked_add(len).ok_or(())?;
+      if value_end > end || value_start == value_end || usize::from(number) >= self.keys.len() {
+        return Err(());
+      }
+      if number == key {
+        return Ok(Some(Member {
+          key,
+          start: value_start,
+          end: value_end,
+        }));
+      }
+      (at, last) = (at + 1 + gap_len + len_len, value_end);
+    }
+    Ok(None)
+  }
+}
+
+/// An LEB128 number of at most 32 bits at the start of `bytes`, and its length.
+fn short_number(bytes: &[u8]) -> Option<(u32, usize)> {
+  let mut n = 0u32;
+  for (at, &byte) in bytes.iter().enumerate().take(5) {
+    n |= u32::from(byte & 0x7f).checked_shl(7 * at as u32)?;
+    if byte & 0x80 == 0 {
+      return Some((n, at + 1));
+    }
+  }
+  None
+}
+
+// ─── evaluating ─────────────────────────────────────────────────────────────
+
+/// The array's text and its directory, as the evaluator's nodes share them.
+struct View<'d> {
+  /// Its text, checked as UTF-8 only where a value is read (a slice between two values is whole characters).
+  text: &'d [u8],
+  directory: &'d Directory,
+  /// Set when the evaluator asked for something the directory does not describe: the answer is then not given.
+  strayed: AtomicBool,
+}
+
+#[derive(Clone, Copy)]
+enum Place {
+  Array,
+  Item(u32),
+  /// A member's value, by its span.
+  Member(u32, u32),
+}
+
+/// A value of the array as the evaluator sees it: the array, one of its items, or a member of an object item.
+#[derive(Clone, Copy)]
+struct DirectoryNode<'d> {
+  view: &'d View<'d>,
+  place: Place,
+}
+
+impl<'d> DirectoryNode<'d> {
+  fn span(self) -> (u32, u32) {
+    match self.place {
+      Place::Array => (0, self.view.directory.len as u32),
+      Place::Item(at) => {
+        let item = self.view.directory.items[at as usize];
+        (item.start, item.end)
+      }
+      Place::Member(start, end) => (start, end),
+    }
+  }
+
+  fn bytes(self) -> &'d [u8] {
+    let (start, end) = self.span();
+    &self.view.text[start as usize..end as usize]
+  }
+
+  /// The value's JSON text; `None` (and the route gives up) when it is not UTF-8, which a kept answer always is.
+  fn text(self) -> Option<&'d str> {
+    let text = std::str::from_utf8(self.bytes()).ok();
+    if text.is_none() {
+      self.stray(());
+    }
+    text
+  }
+
+  /// The evaluator asked for what the directory does not describe: this route gives no answer.
+  fn stray<T>(self, anyway: T) -> T {
+    self.view.strayed.store(true, Ordering::Relaxed);
+    anyway
+  }
+
+  /// The inside of an item that is not an object, or of a member's value, is not in the directory.
+  fn described(self) -> bool {
+    match self.place {
+      Place::Array => true,
+      Place::Item(_) => !matches!(self.kind(), Kind::Array),
+      Place::Member(..) => !matches!(self.kind(), Kind::Array | Kind::Object),
+    }
+  }
+
+  fn escaped(self) -> bool {
+    self.bytes().contains(&b'\\')
+  }
+
+  /// The members of this item (an object), in order; strays at a member that does not read back.
+  fn each_member(self, item: u32) -> impl Iterator<Item = Member> + 'd {
+    let view = self.view;
+    view
+      .directory
+      .members(item as usize)
+      .map_while(move |member| {
+        if member.is_none() {
+          view.strayed.store(true, Ordering::Relaxed);
+        }
+        member
+      })
+  }
+}
+
+fn kind_of(first: u8) -> Kind {
+  match first {
+    b'{' => Kind::Object,
+    b'[' => Kind::Array,
+    b'"' => Kind::String,
+    b't' | b'f' => Kind::Boolean,
+    b'n' => Kind::Null,
+    _ => Kind::Number,
+  }
+}
+
+impl<'d> Node<'d> for DirectoryNode<'d> {
+  fn kind(self) -> Kind {
+    match self.place {
+      Place::Array => Kind::Array,
+      // An item with members is an object: told without reading the text (a filter or wildcard over a long array
+      // would otherwise wait on memory at every item).
+      Place::Item(at) if self.view.directory.items[at as usize].has_members() => Kind::Object,
+      _ => kind_of(self.view.text[self.span().0 as usize]),
+    }
+  }
+
+  fn children(self, out: &mut Vec<Self>) {
+    if !self.described() {
+      return self.stray(());
+    }
+    let view = self.view;
+    let directory = view.directory;
+    match self.place {
+      Place::Array => out.extend((0..directory.items.len() as u32).map(|at| DirectoryNode {
+        view,
+        place: Place::Item(at),
+      })),
+      Place::Item(at) => out.extend(self.each_member(at).map(|member| DirectoryNode {
+        view,
+        place: Place::Member(member.start, member.end),
+      })),
+      Place::Member(..) => {}
+    }
+  }
+
+  fn member(self, key: &str) -> Option<Self> {
+    match self.place {
+      Place::Item(at) if self.kind() == Kind::Object => {
+        let number = self.view.directory.key_number(key)?;
+        match self.view.directory.find_member(at as usize, number) {
+          Ok(found) => found.map(|found| DirectoryNode {
+            view: self.view,
+            place: Place::Member(found.start, found.end),
+          }),
+          Err(()) => self.stray(None),
+        }
+      }
+      Place::Member(..) if self.kind() == Kind::Object => self.stray(None),
+      _ => None,
+    }
+  }
+
+  fn item(self, index: usize) -> Option<Self> {
+    match self.place {
+      Place::Array => (index < self.view.directory.items.len()).then_some(DirectoryNode {
+        view: self.view,
+        place: Place::Item(index as u32),
+      }),
+      _ if self.kind() == Kind::Array => self.stray(None),
+      _ => None,
+    }
+  }
+
+  fn length(self) -> usize {
+    match (self.place, self.kind()) {
+      (Place::Array, _) => self.view.directory.items.len(),
+      (Place::Item(at), Kind::Object) => self.each_member(at).count(),
+      (_, Kind::Array | Kind::Object) => self.stray(0),
+      (_, Kind::String) => match self.atom() {
+        Ok(Atom::Str(text)) => text.chars().count(),
+        _ => 0,
+      },
+      _ => 0,
+    }
+  }
+
+  fn literal_facts(self, literal: &Literal) -> Option<LiteralFacts> {
+    let kind = self.kind();
+    let escaped = kind == Kind::String && self.escaped();
+    literal_facts_of_text(kind, self.text()?, escaped, literal)
+  }
+
+  fn atom(self) -> CoreResult<Atom<'d>> {
+    let kind = self.kind();
+    let escaped = kind == Kind::String && self.escaped();
+    let text = self
+      .text()
+      .ok_or_else(|| CoreError::internal("A value of the answer is not UTF-8."))?;
+    atom_of_text(kind, text, escaped)
+  }
+}
+
+/// Whether the part of a query after its first steps may be answered through a directory: it looks no deeper than
+/// the members of the items (a descendant segment, `..`, looks at every level).
+fn fits(rest: &Query) -> bool {
+  reach(rest).is_some_and(|deepest| deepest <= 2)
+}
+
+/// Whether the JSONPath query `args` name may be answered through the directory of the array its first `steps`
+/// steps lead to (see [`fits`]): checked before the directory is read.
+pub(crate) fn may_answer_through_directory(args: &QueryArgs, steps: usize) -> bool {
+  query_after(args, steps).is_some_and(|(rest, _)| fits(&rest))
+}
+
+/// Answers the JSONPath query `args` name from the array its first `steps` steps lead to, through the array's
+/// directory: `array` is the array's text (starting at byte `directory.start` of the answer). Gives the answer and
+/// the matches' spans in the answer, or `None` when this route cannot tell (the directory is not this array's, the
+/// query looks where the directory does not describe, or the evaluation fails: the tape then answers, and gives any
+/// error).
+pub(crate) fn run_directory_query(
+  array: &[u8],
+  directory: &Directory,
+  steps: usize,
+  args: &QueryArgs,
+  threshold_bytes: usize,
+) -> Option<(CoreResult<String>, QuerySpans)> {
+  let (rest, query_text) = query_after(args, steps)?;
+  if !fits(&rest) || array.len() as u64 != directory.len {
+    return None;
+  }
+  let offset = u32::try_from(directory.start).ok()?;
+  let view = View {
+    text: array,
+    directory,
+    strayed: AtomicBool::new(false),
+  };
+  let root = DirectoryNode {
+    view: &view,
+    place: Place::Array,
+  };
+  // The directory counts fewer values than the array holds: a budget it spends is left to the tape's, which counts
+  // them all.
+  // Each member takes three bytes at least.
+  let nodes = (1 + directory.items.len() + directory.member_bytes / 3) as u64;
+  let matches = Evaluation::on_this_thread(root, Budget::for_nodes(nodes))
+    .select(&rest)
+    .ok()?;
+  if view.strayed.load(Ordering::Relaxed) {
+    return None;
+  }
+  let spans = matches
+    .iter()
+    .map(|node| {
+      let (start, end) = node.span();
+      Some((start.checked_add(offset)?, end.checked_add(offset)?))
+    })
+    .collect::<Option<Vec<_>>>()?;
+  let window = list_window(args, matches.len());
+  let items = Items::Texts {
+    items: matches[window.clone()]
+      .iter()
+      .map(|node| node.text())
+      .collect::<Option<_>>()?,
+    base: window.start,
+    total: matches.len(),
+  };
+  let outcome = answer(
+    query_text,
+    Target::List(items),
+    Kind::Array,
+    args,
+    threshold_bytes,
+  );
+  Some((outcome, (query_text.clone(), spans)))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,401 @@
+//! Member directories: written by the index scan as it passes a long array, read back checked, and the queries they
+//! answer answered as the whole read answers them.
+
+use super::*;
+use crate::core::query::index::{build_index_and_directories, IndexSettings};
+use crate::core::query::tests::orders_text;
+use crate::core::query::{run_query, run_query_keeping_spans};
+
+const THRESHOLD: usize = 1_000_000;
+
+/// The directories the fold keeps beside `text`.
+fn directories(text: &str) -> Vec<(u64, Vec<u8>)> {
+  build_index_and_directories(text, IndexSettings::DEFAULT, false)
+    .map(|built| built.directories)
+    .unwrap_or_default()
+}
+
+fn the_directory(text: &str) -> Directory {
+  let found = directories(text);
+  assert_eq!(found.len(), 1, "one long array");
+  Directory::decode(found[0].1.clone()).expect("it reads back")
+}
+
+fn args(path: &str) -> QueryArgs {
+  let mut args = QueryArgs::new("h", path).expect("valid");
+  args.limit = Some(20);
+  args
+}
+
+/// `path` (first step `$.orders`) through the directory of `text`'s orders: `None` when the route gives up; else
+/// the answer, checked against the whole read's, and the spans against the tape's.
+fn through_directory(text: &str, path: &str) -> Option<String> {
+  let directory = the_directory(text);
+  let (start, end) = (
+    directory.start as usize,
+    (directory.start + directory.len) as usize,
+  );
+  let args = args(path);
+  let (outcome, (_, spans)) = run_directory_query(
+    &text.as_bytes()[start..end],
+    &directory,
+    1,
+    &args,
+    THRESHOLD,
+  )?;
+  let whole = run_query(text.as_bytes(), &args, THRESHOLD);
+  assert_eq!(outcome.as_ref().ok(), whole.as_ref().ok(), "{path}");
+  let (_, tape_spans) = run_query_keeping_spans(text.as_bytes(), &args, THRESHOLD, None);
+  assert_eq!(Some(spans), tape_spans.map(|(_, spans)| spans), "{path}");
+  Some(outcome.expect("answered"))
+}
+
+#[test]
+fn a_long_array_of_objects_gets_a_directory_naming_every_member() {
+  let text = orders_text(100_000);
+  let directory = the_directory(&text);
+  assert_eq!(directory.start, text.find('[').unwrap() as u64);
+  assert_eq!(
+    directory.len as usize,
+    text.len() - 1 - directory.start as usize
+  );
+  let orders: serde_json::Value = serde_json::from_str(&text).unwrap();
+  let orders = orders["orders"].as_array().unwrap();
+  assert_eq!(directory.items.len(), orders.len());
+  let array = &text[directory.start as usize..];
+  for (at, order) in orders.iter().enumerate() {
+    let item = directory.items[at];
+    let parsed: serde_json::Value =
+      serde_json::from_str(&array[item.start as usize..item.end as usize]).unwrap();
+    assert_eq!(&parsed, order);
+    let members: Vec<Member> = directory.members(at).map(Option::unwrap).collect();
+    assert_eq!(members.len(), order.as_object().unwrap().len());
+    for Member { key, start, end } in members {
+      let value: serde_json::Value =
+        serde_json::from_str(&array[start as usize..end as usize]).unwrap();
+      assert_eq!(order[&directory.keys[usize::from(key)]], value);
+    }
+  }
+  assert_eq!(
+    directory.keys,
+    ["id", "status", "amount", "sku", "customer", "tags"]
+  );
+}
+
+#[test]
+fn queries_over_the_members_are_answered_as_the_whole_read_answers_them() {
+  let text = orders_text(100_000);
+  for path in [
+    "$.orders[?@.status=='open' && @.amount > 500]",
+    "$.orders[*].sku",
+    "$.orders[*]",
+    "$.orders[*].*",
+    "$.orders[*].tags",
+    "$.orders[3:40:3].id",
+    "$.orders[?@.amount < 20 || !(@.status != 'returned')]",
+    "$.orders[?@.odd]",
+    "$.orders[?@.customer]",
+    "$.orders[?@.customer == @.tags]",
+    "$.orders[?length(@.sku) == 6]",
+    "$.orders[?match(@.sku, 'SKU-1.')].amount",
+    "$.orders[?@.sku > 'SKU-98']['sku','id']",
+    "$.orders[?@.nothing == null]",
+  ] {
+    assert!(
+      through_directory(&text, path).is_some(),
+      "{path} went through the directory"
+    );
+  }
+}
+
+#[test]
+fn what_the_directory_does_not_describe_is_left_to_the_tape() {
+  let text = orders_text(100_000);
+  // Each looks inside a member's array or object.
+  for path in [
+    "$.orders[?length(@.tags) > 3]",
+    "$.orders[?count(@.tags[*]) > 3]",
+    "$.orders[*].tags[0]",
+    "$.orders[?@.customer.name == 'Customer 3']",
+    "$.orders..sku",
+  ] {
+    assert_eq!(through_directory(&text, path), None, "{path}");
+  }
+}
+
+#[test]
+fn an_item_that_is_not_an_object_has_no_members_and_its_kind_is_read_from_its_text() {
+  let mut text = String::from("{\"list\":[");
+  for i in 0..12_000 {
+    let item = match i % 5 {
+      0 => format!("{{\"n\":{i},\"s\":\"x{i}\"}}"),
+      1 => format!("[{i},{{\"n\":1}}]"),
+      2 => format!("\"text {i}\""),
+      3 => "null".to_string(),
+      _ => format!("{i}.5"),
+    };
+    text.push_str(&item);
+    text.push(',');
+  }
+  text.push_str("{}]}");
+  let directory = the_directory(&text);
+  let (start, end) = (
+    directory.start as usize,
+    (directory.start + directory.len) as usize,
+  );
+  for path in [
+    "$.list[*]",
+    "$.list[?@.n > 100]",
+    "$.list[*].n",
+    "$.list[?@ == null]",
+    "$.list[?@ > 2000]",
+  ] {
+    let args = args(path);
+    let (outcome, _) = run_directory_query(
+      &text.as_bytes()[start..end],
+      &directory,
+      1,
+      &args,
+      THRESHOLD,
+    )
+    .unwrap_or_else(|| panic!("{path} went through the directory"));
+    assert_eq!(
+      outcome.ok(),
+      run_query(text.as_bytes(), &args, THRESHOLD).ok(),
+      "{path}"
+    );
+  }
+  // An item that is an array is not described inside.
+  let args = args("$.list[*][0]");
+  assert!(run_directory_query(
+    &text.as_bytes()[start..end],
+    &directory,
+    1,
+    &args,
+    THRESHOLD
+  )
+  .is_none());
+}
+
+/// `{"list":[item(0), item(1), …]}` past 100 KB.
+fn list_of(item: impl Fn(usize) -> String) -> String {
+  let mut text = String::from("{\"list\":[");
+  let mut i = 0;
+  while text.len() < 100_000 {
+    text.push_str(&item(i));
+    text.push(',');
+    i += 1;
+  }
+  text.push_str("null]}");
+  text
+}
+
+#[test]
+fn no_directory_where_it_could_answer_otherwise_than_the_whole_read() {
+  let plain = list_of(|i| format!("{{\"a\":{i},\"b\":\"x\"}}"));
+  assert_eq!(directories(&plain).len(), 1);
+  for (why, text) in [
+    (
+      "a key with an escape",
+      list_of(|i| format!("{{\"a\":{i},\"b\\u0041\":1}}")),
+    ),
+    (
+      "a repeated key",
+      list_of(|i| format!("{{\"a\":{i},\"a\":2}}")),
+    ),
+    (
+      "an overflowing number",
+      list_of(|i| {
+        if i == 900 {
+          "{\"a\":1e400}".into()
+        } else {
+          format!("{{\"a\":{i}}}")
+        }
+      }),
+    ),
+    (
+      "an overflowing number deeper",
+      list_of(|i| {
+        if i == 900 {
+          "{\"a\":[[-1E+309]]}".into()
+        } else {
+          format!("{{\"a\":{i}}}")
+        }
+      }),
+    ),
+    (
+      "a long integer",
+      list_of(|i| {
+        if i == 900 {
+          format!("{{\"a\":{}}}", "9".repeat(400))
+        } else {
+          format!("{{\"a\":{i}}}")
+        }
+      }),
+    ),
+    ("too many keys", list_of(|i| format!("{{\"k{i}\":1}}"))),
+    (
+      "an item of over 64 KiB",
+      list_of(|i| {
+        if i == 10 {
+          format!("{{\"a\":\"{}\"}}", "x".repeat(70_000))
+        } else {
+          format!("{{\"a\":{i}}}")
+        }
+      }),
+    ),
+    (
+      "nesting too deep",
+      list_of(|i| {
+        if i == 10 {
+          format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100))
+        } else {
+          format!("{{\"a\":{i}}}")
+        }
+      }),
+    ),
+    ("no object", list_of(|i| format!("[{i}]"))),
+  ] {
+    assert_eq!(directories(&text).len(), 0, "{why}");
+  }
+  // Escapes in values, small numbers with exponents and nesting within bounds keep it.
+  for text in [
+    list_of(|i| format!("{{\"a\":\"\\\"{i}\\n\",\"b\":1.5e3,\"c\":-2E-300}}")),
+    list_of(|i| format!("{{\"a\":{}{i}{}}}", "[".repeat(60), "]".repeat(60))),
+  ] {
+    assert_eq!(directories(&text).len(), 1);
+  }
+}
+
+#[test]
+fn strings_with_escapes_compare_decoded() {
+  let text = list_of(|i| format!("{{\"a\":\"\\u0041{}\",\"n\":{i}}}", i % 3));
+  let directory = the_directory(&text);
+  let (start, end) = (
+    directory.start as usize,
+    (directory.start + directory.len) as usize,
+  );
+  let args = args("$.list[?@.a == 'A1'].n");
+  let (outcome, _) = run_directory_query(
+    &text.as_bytes()[start..end],
+    &directory,
+    1,
+    &args,
+    THRESHOLD,
+  )
+  .unwrap();
+  assert_eq!(
+    outcome.as_ref().ok(),
+    run_query(text.as_bytes(), &args, THRESHOLD).as_ref().ok()
+  );
+  assert!(outcome.unwrap().contains("\"total\":"));
+}
+
+#[test]
+fn damaged_or_foreign_directories_are_not_read() {
+  let text = orders_text(100_000);
+  let bytes = directories(&text).remove(0).1;
+  assert!(Directory::decode(bytes.clone()).is_some());
+  for cut in [0, 4, 5, 9, bytes.len() / 2, bytes.len() - 1] {
+    assert!(
+      Directory::decode(bytes[..cut].to_vec()).is_none(),
+      "cut at {cut}"
+    );
+  }
+  let mut version = bytes.clone();
+  version[4] = 2;
+  assert!(Directory::decode(version).is_none());
+  let mut longer = bytes.clone();
+  longer.push(0);
+  assert!(Directory::decode(longer).is_none());
+  // A member that does not read back (a key number past the keys) makes the route give up, not answer.
+  let directory = Directory::decode(bytes.clone()).unwrap();
+  let first = directory.items[0].members as usize;
+  let mut unknown_key = bytes.clone();
+  unknown_key[first] = 200;
+  let damaged = Directory::decode(unknown_key).expect("its items still list");
+  let (start, end) = (
+    directory.start as usize,
+    (directory.start + directory.len) as usize,
+  );
+  let first_id = args("$.orders[?@.id == 0]");
+  assert!(run_directory_query(
+    &text.as_bytes()[start..end],
+    &directory,
+    1,
+    &first_id,
+    THRESHOLD
+  )
+  .is_some());
+  assert!(run_directory_query(
+    &text.as_bytes()[start..end],
+    &damaged,
+    1,
+    &first_id,
+    THRESHOLD
+  )
+  .is_none());
+  // A directory of another array (another length) is not used for this one.
+  let (start, end) = (
+    directory.start as usize,
+    (directory.start + directory.len) as usize,
+  );
+  let args = args("$.orders[*].sku");
+  assert!(run_directory_query(
+    &text.as_bytes()[start..end - 1],
+    &directory,
+    1,
+    &args,
+    THRESHOLD
+  )
+  .is_none());
+}
+
+#[tokio::test]
+async fn a_directory_is_kept_for_its_owner_beside_the_index_and_removed_with_the_answer() {
+  use crate::core::store::counting::Counting;
+  use crate::core::store::Owner;
+  let text = orders_text(100_000);
+  let built = build_index_and_directories(&text, IndexSettings::DEFAULT, false).unwrap();
+  let (start, kept) = built.directories[0].clone();
+  let (backend, store) = Counting::store();
+  let (me, other) = (
+    Owner::new(Some("s".into()), None),
+    Owner::new(Some("t".into()), None),
+  );
+  let handle = crate::core::store::HandleStore::new_handle();
+  store.save(&handle, text.as_bytes(), &me).await.unwrap();
+  store
+    .save_index_and_directories(&handle, built, &me)
+    .await
+    .unwrap();
+  assert_eq!(
+    backend.inner.len(),
+    3,
+    "the answer, its index and one directory"
+  );
+  assert_eq!(
+    store.read_directory(&handle, &me, start).await.unwrap(),
+    Some(kept)
+  );
+  assert_eq!(
+    store.read_directory(&handle, &other, start).await.unwrap(),
+    None
+  );
+  assert_eq!(
+    store.read_directory(&handle, &me, start + 1).await.unwrap(),
+    None
+  );
+  // Sealed: the backend holds no member name in the clear.
+  assert!(backend
+    .inner
+    .snapshot()
+    .iter()
+    .all(|(_, value)| !value.windows(8).any(|w| w == b"customer")));
+  assert!(store.delete(&handle, &me).await.unwrap());
+  assert_eq!(
+    store.read_directory(&handle, &me, start).await.unwrap(),
+    None
+  );
+  assert_eq!(backend.inner.len(), 0);
+}
