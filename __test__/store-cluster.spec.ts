@@ -97,14 +97,14 @@ describe('Redis Cluster store', () => {
     }
   });
 
-  it('a record and its path index still read after their slots migrate to other masters', async () => {
+  it('a record, its path index and its member directory still read after their slots migrate to other masters', async () => {
     const host = await startHost({ options: options(), extraTools: bigTool });
     const client = await connect(host.url);
     try {
       const before = new Set([...(await keysByMaster()).values()].flat());
       const big = handleOf(await call(client, 'big_orders')) as string;
       const added = [...(await keysByMaster()).values()].flat().filter((key) => !before.has(key));
-      expect(added.length).toBe(2); // the record and its path index
+      expect(added.length).toBe(3); // the record, its path index and the orders' member directory
       for (const key of added) {
         const { port } = await cluster.ownerOf(key);
         const target = (await cluster.masters()).find((master) => master !== port) as number;
@@ -116,6 +116,8 @@ describe('Redis Cluster store', () => {
       expect(window.structuredContent).toMatchObject({ value: BIG.orders.slice(3000, 3002), total: 6000 });
       const one = await call(client, 'result_query', { handle: big, path: '$.orders[5999].note' });
       expect(one.structuredContent).toMatchObject({ path: "$['orders'][5999]['note']", value: 'order 5999' });
+      const filtered = await call(client, 'result_query', { handle: big, path: "$.orders[?@.note == 'order 5999']" });
+      expect(filtered.structuredContent).toMatchObject({ value: [BIG.orders[5999]], total: 1 });
     } finally {
       await client.close();
       await host.close();
