@@ -28,6 +28,7 @@ use serde_json_path_core::spec::selector::filter::Literal;
 
 use super::answer::{answer, list_window, Items, Target};
 use super::eval::{Atom, Budget, Evaluation, LiteralFacts, Node};
+use super::index::codec::{put, Reader};
 use super::reach::reach;
 use super::tape::{atom_of_text, literal_facts_of_text};
 use super::walk::Kind;
@@ -178,18 +179,6 @@ impl<'t> Recorder<'t> {
   }
 }
 
-fn put(out: &mut Vec<u8>, mut n: u64) {
-  loop {
-    let low = (n & 0x7f) as u8;
-    n >>= 7;
-    if n == 0 {
-      out.push(low);
-      return;
-    }
-    out.push(low | 0x80);
-  }
-}
-
 // ─── reading ────────────────────────────────────────────────────────────────
 
 /// A directory as read back, its offsets from the array's opening bracket. The items are listed; their members are
@@ -229,42 +218,6 @@ struct Member {
   end: u32,
 }
 
-struct Reader<'a> {
-  bytes: &'a [u8],
-  at: usize,
-}
-
-impl Reader<'_> {
-  fn number(&mut self) -> Option<u64> {
-    // Most numbers here take one byte.
-    let first = *self.bytes.get(self.at)?;
-    self.at += 1;
-    if first & 0x80 == 0 {
-      return Some(u64::from(first));
-    }
-    let mut n = u64::from(first & 0x7f);
-    for shift in (7..64).step_by(7) {
-      let byte = *self.bytes.get(self.at)?;
-      self.at += 1;
-      n |= u64::from(byte & 0x7f).checked_shl(shift)?;
-      if byte & 0x80 == 0 {
-        return Some(n);
-      }
-    }
-    None
-  }
-
-  fn offset(&mut self) -> Option<u32> {
-    u32::try_from(self.number()?).ok()
-  }
-
-  /// A count of entries, each at least one byte long (so a damaged count cannot make a huge allocation).
-  fn count(&mut self) -> Option<usize> {
-    let n = usize::try_from(self.number()?).ok()?;
-    (n <= self.bytes.len() - self.at).then_some(n)
-  }
-}
-
 impl Directory {
   /// Reads a directory's header and lists its items, checked (every item inside the array and after the one before
   /// it, its members' bytes inside the directory); `None` for anything else, which the caller ignores. Members are
@@ -273,10 +226,7 @@ impl Directory {
     if bytes.get(..4)? != MAGIC || *bytes.get(4)? != DIRECTORY_VERSION {
       return None;
     }
-    let mut reader = Reader {
-      bytes: &bytes,
-      at: 5,
-    };
+    let mut reader = Reader::at(&bytes, 5);
     let start = reader.number()?;
     let len = reader.number()?;
     let end = u32::try_from(len).ok()?;
@@ -284,34 +234,31 @@ impl Directory {
     let mut keys = Vec::with_capacity(key_count);
     for _ in 0..key_count {
       let key_len = reader.count()?;
-      let key = bytes.get(reader.at..reader.at + key_len)?;
-      keys.push(std::str::from_utf8(key).ok()?.to_owned());
-      reader.at += key_len;
+      keys.push(std::str::from_utf8(reader.take(key_len)?).ok()?.to_owned());
     }
     let item_count = reader.count()?;
     let mut items = Vec::with_capacity(item_count);
     let mut last_end = 1u32;
     for _ in 0..item_count {
-      let item_start = last_end.checked_add(reader.offset()?)?;
-      let item_end = item_start.checked_add(reader.offset()?)?;
+      let item_start = last_end.checked_add(u32::try_from(reader.number()?).ok()?)?;
+      let item_end = item_start.checked_add(u32::try_from(reader.number()?).ok()?)?;
       let members = reader.count()?;
       if item_end >= end {
         return None;
       }
+      let from = reader.position();
+      reader.take(members)?;
       items.push(Item {
         start: item_start,
         end: item_end,
-        members: u32::try_from(reader.at).ok()?,
-        members_end: u32::try_from(reader.at + members).ok()?,
+        members: u32::try_from(from).ok()?,
+        members_end: u32::try_from(reader.position()).ok()?,
       });
-      reader.at += members;
       last_end = item_end;
     }
-    let member_bytes = reader.at
-      - items
-        .first()
-        .map_or(reader.at, |item| item.members as usize);
-    (reader.at == bytes.len()).then_some(Directory {
+    let read = reader.position();
+    let member_bytes = read - items.first().map_or(read, |item| item.members as usize);
+    (read == bytes.len()).then_some(Directory {
       start,
       len,
       keys,
@@ -324,37 +271,21 @@ impl Directory {
   /// The members of item `item`, in order; a member that does not read back (a damaged directory) ends the list
   /// with `None`.
   fn members(&self, item: usize) -> impl Iterator<Item = Option<Member>> + '_ {
-    let Item {
-      start,
-      end,
-      members,
-      members_end,
-    } = self.items[item];
-    let mut reader = Reader {
-      bytes: &self.bytes[..members_end as usize],
-      at: members as usize,
-    };
-    let mut last = start;
-    let mut failed = false;
+    let (mut at, mut last, mut failed) = (
+      self.items[item].members as usize,
+      self.items[item].start,
+      false,
+    );
     std::iter::from_fn(move || {
-      if failed || reader.at == reader.bytes.len() {
+      if failed || at == self.items[item].members_end as usize {
         return None;
       }
-      let member = (|| {
-        let key = *reader.bytes.get(reader.at)?;
-        reader.at += 1;
-        let value_start = last.checked_add(reader.offset()?)?;
-        let value_end = value_start.checked_add(reader.offset()?)?;
-        (usize::from(key) < self.keys.len() && value_start < value_end && value_end <= end)
-          .then_some(Member {
-            key,
-            start: value_start,
-            end: value_end,
-          })
-      })();
-      failed = member.is_none();
-      last = member.map_or(last, |member| member.end);
-      Some(member)
+      let read = self.member_at(item, at, last);
+      failed = read.is_err();
+      Some(read.ok().map(|(member, next)| {
+        (at, last) = (next, member.end);
+        member
+      }))
     })
   }
 
@@ -364,36 +295,42 @@ impl Directory {
   }
 
   /// The member of item `item` whose key has number `key`: `Ok(None)` when it has none, `Err(())` when its members do
-  /// not read back (a damaged directory). What [`Directory::members`] finds, read without an iterator: it runs for
-  /// every item a filter tests.
+  /// not read back (a damaged directory). What [`Directory::members`] finds, without an iterator: it runs for every
+  /// item a filter tests.
   fn find_member(&self, item: usize, key: u8) -> Result<Option<Member>, ()> {
-    let Item {
-      start,
-      end,
-      members,
-      members_end,
-    } = self.items[item];
-    let bytes = &self.bytes[members as usize..members_end as usize];
-    let (mut at, mut last) = (0usize, start);
-    while at < bytes.len() {
-      let number = bytes[at];
-      let (gap, gap_len) = short_number(&bytes[at + 1..]).ok_or(())?;
-      let (len, len_len) = short_number(&bytes[at + 1 + gap_len..]).ok_or(())?;
-      let value_start = last.checked_add(gap).ok_or(())?;
-      let value_end = value_start.checked_add(len).ok_or(())?;
-      if value_end > end || value_start == value_end || usize::from(number) >= self.keys.len() {
-        return Err(());
+    let (mut at, mut last) = (self.items[item].members as usize, self.items[item].start);
+    while at < self.items[item].members_end as usize {
+      let (member, next) = self.member_at(item, at, last)?;
+      if member.key == key {
+        return Ok(Some(member));
       }
-      if number == key {
-        return Ok(Some(Member {
-          key,
-          start: value_start,
-          end: value_end,
-        }));
-      }
-      (at, last) = (at + 1 + gap_len + len_len, value_end);
+      (at, last) = (next, member.end);
     }
     Ok(None)
+  }
+
+  /// The member of item `item` written at byte `at` of the directory, the value before it ending at `last`, and
+  /// where the next one is written; `Err(())` when it does not read back (a key number past the keys, a value
+  /// outside its item).
+  fn member_at(&self, item: usize, at: usize, last: u32) -> Result<(Member, usize), ()> {
+    let Item {
+      end, members_end, ..
+    } = self.items[item];
+    let bytes = &self.bytes[..members_end as usize];
+    let key = *bytes.get(at).ok_or(())?;
+    let (gap, gap_len) = short_number(bytes.get(at + 1..).ok_or(())?).ok_or(())?;
+    let (len, len_len) = short_number(bytes.get(at + 1 + gap_len..).ok_or(())?).ok_or(())?;
+    let start = last.checked_add(gap).ok_or(())?;
+    let value_end = start.checked_add(len).ok_or(())?;
+    if value_end > end || start == value_end || usize::from(key) >= self.keys.len() {
+      return Err(());
+    }
+    let member = Member {
+      key,
+      start,
+      end: value_end,
+    };
+    Ok((member, at + 1 + gap_len + len_len))
   }
 }
 

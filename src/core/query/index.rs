@@ -33,7 +33,7 @@ use super::path::{PathElement, Step};
 use codec::{encode, put};
 use scan::Scan;
 
-mod codec;
+pub(crate) mod codec;
 mod plan;
 mod scan;
 

@@ -4,7 +4,8 @@
 
 use super::{Node, INDEX_VERSION, MAGIC, MAX_DECODE_DEPTH};
 
-pub(super) fn put(out: &mut Vec<u8>, mut n: u64) {
+/// Writes `n` as unsigned LEB128 (the index's and the member directory's integers).
+pub(crate) fn put(out: &mut Vec<u8>, mut n: u64) {
   loop {
     let low = (n & 0x7f) as u8;
     n >>= 7;
@@ -76,19 +77,37 @@ fn put_checkpoints(out: &mut Vec<u8>, start: u64, checkpoints: &[(u64, u64)]) {
   }
 }
 
-struct Reader<'a> {
+/// Reads unsigned LEB128 integers and bytes, checked (the index's and the member directory's).
+pub(crate) struct Reader<'a> {
   bytes: &'a [u8],
   at: usize,
 }
 
-impl Reader<'_> {
+impl<'a> Reader<'a> {
+  /// A reader of `bytes` from byte `at`.
+  pub(crate) fn at(bytes: &'a [u8], at: usize) -> Self {
+    Reader { bytes, at }
+  }
+
+  /// Where it reads next.
+  pub(crate) fn position(&self) -> usize {
+    self.at
+  }
+
+  /// The next `len` bytes.
+  pub(crate) fn take(&mut self, len: usize) -> Option<&'a [u8]> {
+    let taken = self.bytes.get(self.at..self.at.checked_add(len)?)?;
+    self.at += len;
+    Some(taken)
+  }
+
   fn byte(&mut self) -> Option<u8> {
     let byte = *self.bytes.get(self.at)?;
     self.at += 1;
     Some(byte)
   }
 
-  fn number(&mut self) -> Option<u64> {
+  pub(crate) fn number(&mut self) -> Option<u64> {
     let mut n: u64 = 0;
     for shift in (0..64).step_by(7) {
       let byte = self.byte()?;
@@ -101,7 +120,7 @@ impl Reader<'_> {
   }
 
   /// A count of entries, each at least one byte long (so a forged count cannot make a huge allocation).
-  fn count(&mut self) -> Option<usize> {
+  pub(crate) fn count(&mut self) -> Option<usize> {
     let n = usize::try_from(self.number()?).ok()?;
     (n <= self.bytes.len() - self.at).then_some(n)
   }
