@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::options::StoreSettings;
-use crate::core::query::index::BuiltIndex;
+use crate::core::query::index::{recorded_arrays, BuiltIndex};
 pub use crate::core::seal::Owner;
 use crate::core::seal::{
   self, RecordHeader, RecordKeys, ServerSecret, CHUNK_SIZE, HEADER_LEN, TAG_LEN,
@@ -299,9 +299,37 @@ impl HandleStore {
   }
 
   fn keys(&self, handle: &str, owner: &Owner) -> CoreResult<(RecordKeys, String)> {
-    let keys = RecordKeys::derive(handle, owner, self.secret.as_ref())?;
+    Ok(self.named(RecordKeys::derive(handle, owner, self.secret.as_ref())?))
+  }
+
+  /// A record's keys and the full key it lives under (prefix, namespace, hex storage key).
+  fn named(&self, keys: RecordKeys) -> (RecordKeys, String) {
     let key = format!("{}{}", self.key_prefix, keys.storage_key_hex());
-    Ok((keys, key))
+    (keys, key)
+  }
+
+  /// Seals `plaintext` under `keys` (over its own buffer) and stores it under `key` with the TTL.
+  async fn seal_and_keep(
+    &self,
+    (keys, key): (RecordKeys, String),
+    plaintext: Vec<u8>,
+  ) -> CoreResult<()> {
+    let record = crypto(plaintext.len(), move || {
+      seal::seal_in_place(&keys, plaintext)
+    })
+    .await??;
+    bounded(self.backend.set(key, record, self.ttl_seconds)).await
+  }
+
+  /// The record under `key`, opened with `keys`; `None` when missing, expired or it does not open.
+  async fn read_and_open(&self, (keys, key): (RecordKeys, String)) -> CoreResult<Option<Vec<u8>>> {
+    let Some(record) = bounded(self.backend.get(key)).await? else {
+      return Ok(None);
+    };
+    crypto(record.len(), move || {
+      seal::open_in_place(&keys, record).ok()
+    })
+    .await
   }
 
   /// The full key a handle and owner's record lives under (prefix, namespace, hex storage key).
@@ -311,8 +339,7 @@ impl HandleStore {
 
   fn index_keys(&self, handle: &str, owner: &Owner) -> CoreResult<(RecordKeys, String)> {
     let keys = RecordKeys::derive_index(handle, owner, self.secret.as_ref())?;
-    let key = format!("{}{}", self.key_prefix, keys.storage_key_hex());
-    Ok((keys, key))
+    Ok(self.named(keys))
   }
 
   /// Seals an answer's path index (built by `query::index`) and stores it with the TTL, under the key the
@@ -359,8 +386,7 @@ impl HandleStore {
     array_start: u64,
   ) -> CoreResult<(RecordKeys, String)> {
     let keys = RecordKeys::derive_directory(handle, owner, self.secret.as_ref(), array_start)?;
-    let key = format!("{}{}", self.key_prefix, keys.storage_key_hex());
-    Ok((keys, key))
+    Ok(self.named(keys))
   }
 
   /// Seals the member directory of the array starting at byte `array_start` of the answer and stores it with the
@@ -373,12 +399,8 @@ impl HandleStore {
     owner: &Owner,
   ) -> CoreResult<()> {
     check_handle(handle)?;
-    let (keys, key) = self.directory_keys(handle, owner, array_start)?;
-    let record = crypto(directory.len(), move || {
-      seal::seal_in_place(&keys, directory)
-    })
-    .await??;
-    bounded(self.backend.set(key, record, self.ttl_seconds)).await
+    let named = self.directory_keys(handle, owner, array_start)?;
+    self.seal_and_keep(named, directory).await
   }
 
   /// The member directory of the array starting at byte `array_start` of the answer, or `None` when there is none
@@ -389,14 +411,8 @@ impl HandleStore {
     owner: &Owner,
     array_start: u64,
   ) -> CoreResult<Option<Vec<u8>>> {
-    let (keys, key) = self.directory_keys(handle, owner, array_start)?;
-    let Some(record) = bounded(self.backend.get(key)).await? else {
-      return Ok(None);
-    };
-    crypto(record.len(), move || {
-      seal::open_in_place(&keys, record).ok()
-    })
-    .await
+    let named = self.directory_keys(handle, owner, array_start)?;
+    self.read_and_open(named).await
   }
 
   /// The answer's path index, or `None` when there is none (small answer, evicted, expired, another owner's,
@@ -435,13 +451,8 @@ impl HandleStore {
     owner: &Owner,
   ) -> CoreResult<()> {
     check_handle(handle)?;
-    let plaintext: Vec<u8> = plaintext.into();
-    let (keys, key) = self.keys(handle, owner)?;
-    let record = crypto(plaintext.len(), move || {
-      seal::seal_in_place(&keys, plaintext)
-    })
-    .await??;
-    bounded(self.backend.set(key, record, self.ttl_seconds)).await
+    let named = self.keys(handle, owner)?;
+    self.seal_and_keep(named, plaintext.into()).await
   }
 
   /// Seals an answer for `owner` on the calling thread (CPU only), written over the answer's own buffer (see
@@ -472,14 +483,8 @@ impl HandleStore {
 
   /// The answer, or `None` when missing, expired, another owner's or tampered with.
   pub async fn read(&self, handle: &str, owner: &Owner) -> CoreResult<Option<Vec<u8>>> {
-    let (keys, key) = self.keys(handle, owner)?;
-    let Some(record) = bounded(self.backend.get(key)).await? else {
-      return Ok(None);
-    };
-    crypto(record.len(), move || {
-      seal::open_in_place(&keys, record).ok()
-    })
-    .await
+    let named = self.keys(handle, owner)?;
+    self.read_and_open(named).await
   }
 
   /// Answer bytes `[start, end)` (clamped), reading and decrypting only the chunks that cover them; `None` as for
@@ -531,15 +536,15 @@ impl HandleStore {
     let (_, key) = self.keys(handle, owner)?;
     let (_, index_key) = self.index_keys(handle, owner)?;
     let arrays = match self.read_index(handle, owner).await? {
-      Some(index) => crate::core::query::index::recorded_array_starts(&index),
+      Some(index) => recorded_arrays(&index),
       None => Vec::new(),
     };
     if let Some(near) = &self.near_indexes {
       near.remove(&index_key);
     }
     let removed = bounded(self.backend.delete(key)).await?;
-    for start in arrays {
-      let (_, directory_key) = self.directory_keys(handle, owner, start)?;
+    for array in arrays {
+      let (_, directory_key) = self.directory_keys(handle, owner, array.start)?;
       bounded(self.backend.delete(directory_key)).await?;
     }
     bounded(self.backend.delete(index_key)).await?;

@@ -30,6 +30,18 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+  /// The kind of the value whose JSON text starts with `first` (no blank before it; JSON text known to be valid).
+  pub(crate) fn of_first_byte(first: Option<u8>) -> Kind {
+    match first {
+      Some(b'{') => Kind::Object,
+      Some(b'[') => Kind::Array,
+      Some(b'"') => Kind::String,
+      Some(b't' | b'f') => Kind::Boolean,
+      Some(b'n') => Kind::Null,
+      _ => Kind::Number,
+    }
+  }
+
   pub(crate) fn name(self) -> &'static str {
     match self {
       Kind::Object => "object",

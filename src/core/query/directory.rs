@@ -17,9 +17,11 @@
 //!
 //! Encoding (integers unsigned LEB128, offsets from the array's opening bracket):
 //! `"RHMD" ‖ version 0x01 ‖ array start in the answer ‖ array length ‖ k ‖ k × (key length, key UTF-8) ‖ n ‖ n × item`
-//! where an item is `gap ‖ length ‖ m ‖ m × (key number, gap, value length)`. An item's gap counts from the end of
-//! the item before it (the first from the bracket); a member's gap from the end of the value before it (the first
-//! from the item's start). An item that is not an object has no members (m = 0); its first byte tells its kind.
+//! where an item is `gap ‖ length ‖ b ‖ members`, its members `b` bytes in all, each `key number (one byte) ‖ gap ‖
+//! value length`. An item's gap counts from the end of the item before it (the first from the bracket); a member's
+//! gap from the end of the value before it (the first from the item's start). An item that is not an object has no
+//! members (b = 0); its first byte tells its kind. The byte count lets a reader list the items without reading their
+//! members, which it reads only for the items a query asks about.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -432,17 +434,6 @@ impl<'d> DirectoryNode<'d> {
   }
 }
 
-fn kind_of(first: u8) -> Kind {
-  match first {
-    b'{' => Kind::Object,
-    b'[' => Kind::Array,
-    b'"' => Kind::String,
-    b't' | b'f' => Kind::Boolean,
-    b'n' => Kind::Null,
-    _ => Kind::Number,
-  }
-}
-
 impl<'d> Node<'d> for DirectoryNode<'d> {
   fn kind(self) -> Kind {
     match self.place {
@@ -450,7 +441,7 @@ impl<'d> Node<'d> for DirectoryNode<'d> {
       // An item with members is an object: told without reading the text (a filter or wildcard over a long array
       // would otherwise wait on memory at every item).
       Place::Item(at) if self.view.directory.items[at as usize].has_members() => Kind::Object,
-      _ => kind_of(self.view.text[self.span().0 as usize]),
+      _ => Kind::of_first_byte(self.view.text.get(self.span().0 as usize).copied()),
     }
   }
 

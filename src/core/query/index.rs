@@ -191,23 +191,16 @@ pub(crate) struct LongArray {
 /// The long arrays `index` records, when it certifies the answer (`answer_len` bytes) as JSON (see
 /// [`certifies_json`]); `None` when it does not (an empty list when it certifies but records no array).
 pub(crate) fn certified_arrays(index: &[u8], answer_len: usize) -> Option<Vec<LongArray>> {
-  if !certifies_json(index, answer_len) {
-    return None;
-  }
-  let mut arrays = Vec::new();
-  if let Some((_, root)) = codec::decode(index) {
-    collect_arrays(&root, 0, &mut arrays);
-  }
-  Some(arrays)
+  certifies_json(index, answer_len).then(|| recorded_arrays(index))
 }
 
-/// Where every array `index` records starts in the answer (the arrays that may have a member directory).
-pub(crate) fn recorded_array_starts(index: &[u8]) -> Vec<u64> {
+/// Every long array `index` records, certified or not (the arrays that may have a member directory).
+pub(crate) fn recorded_arrays(index: &[u8]) -> Vec<LongArray> {
   let mut arrays = Vec::new();
   if let Some((_, root)) = codec::decode(index) {
     collect_arrays(&root, 0, &mut arrays);
   }
-  arrays.into_iter().map(|array| array.start).collect()
+  arrays
 }
 
 /// A container of a certified answer that a query may be read from instead of the whole answer: the deepest node

@@ -28,7 +28,7 @@ use keys::{has_repeated_key, key_bit};
 
 mod keys;
 mod node;
-mod pass;
+pub(crate) mod pass;
 mod split;
 
 pub(crate) use node::{atom_of_text, literal_facts_of_text, TapeNode};

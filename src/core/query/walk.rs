@@ -117,14 +117,7 @@ impl<'a> Doc<'a> for &'a Value {
 
 impl<'a> Doc<'a> for &'a RawValue {
   fn kind(self) -> Kind {
-    match self.get().trim_start().as_bytes().first() {
-      Some(b'{') => Kind::Object,
-      Some(b'[') => Kind::Array,
-      Some(b'"') => Kind::String,
-      Some(b't' | b'f') => Kind::Boolean,
-      Some(b'n') => Kind::Null,
-      _ => Kind::Number,
-    }
+    Kind::of_first_byte(self.get().trim_start().as_bytes().first().copied())
   }
 
   fn child_key(self, key: &str) -> CoreResult<Option<Self>> {

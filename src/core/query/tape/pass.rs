@@ -165,7 +165,7 @@ fn past_string(bytes: &[u8], mut at: usize) -> Option<usize> {
 
 /// Past the number starting at `at` ([`number_end`]); `None` when serde_json would refuse it (see
 /// [`super::serde_reads_number`]).
-fn past_number(bytes: &[u8], start: usize) -> Option<usize> {
+pub(crate) fn past_number(bytes: &[u8], start: usize) -> Option<usize> {
   let number = number_end(bytes, start).ok()?;
   super::serde_reads_number(&bytes[start..number.end], number.exponent).then_some(number.end)
 }

@@ -3,6 +3,7 @@
 
 use super::Scan;
 use crate::core::query::directory::{Recorder, MAX_ITEM_DEPTH};
+use crate::core::query::tape::pass::past_number;
 
 impl<'a> Scan<'a> {
   /// Past the item here (at `depth`), written into `directory`; false, wherever it stopped, when the directory
@@ -63,7 +64,9 @@ impl<'a> Scan<'a> {
   }
 
   /// Past the value here (at `depth`), when it ends by `limit`, nests at most [`MAX_ITEM_DEPTH`] levels below
-  /// the item, and holds no number that overflows a double (the tape refuses such a text; see `query::tape`).
+  /// the item, and holds no number serde_json refuses (the tape refuses such a text: its own rule, `past_number`). Its
+  /// strings go through the index scan's own `string`, which notes lone surrogate escapes; the tape's passes over
+  /// containers jump over escapes unread, so they cannot stand in here.
   fn pass_bounded(&mut self, limit: usize, depth: usize) -> bool {
     match self.peek() {
       Some(b'"') => self.string().is_some() && self.at <= limit,
@@ -117,26 +120,14 @@ impl<'a> Scan<'a> {
     false
   }
 
-  /// Past the number here; false when it overflows a double.
+  /// Past the number here; false when serde_json refuses it.
   fn pass_number(&mut self) -> bool {
-    let from = self.at;
-    while self
-      .peek()
-      .is_some_and(|byte| matches!(byte, b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9'))
-    {
-      self.at += 1;
+    match past_number(self.bytes, self.at) {
+      Some(end) => {
+        self.at = end;
+        true
+      }
+      None => false,
     }
-    fits_a_double(&self.bytes[from..self.at])
   }
-}
-
-/// Whether a number's text (JSON grammar, checked elsewhere) reads as a finite double, as serde_json requires.
-fn fits_a_double(number: &[u8]) -> bool {
-  if number.len() <= 15 && !number.iter().any(|&b| b == b'e' || b == b'E') {
-    return true;
-  }
-  std::str::from_utf8(number)
-    .ok()
-    .and_then(|text| text.parse::<f64>().ok())
-    .is_some_and(f64::is_finite)
 }
