@@ -6,9 +6,19 @@
 //! A JSONPath query whose first steps lead to such an array (`$.orders[?@.status=='open']`, `$.orders[*].sku`) is
 //! evaluated over the array's text through its directory ([`run_directory_query`]): the evaluator (`eval`, the same
 //! as for the tape) asks an item for a member and gets its value's span without a pass over the item, so a filter
-//! reads the few bytes it compares and nothing else. No tape is written. Whatever the directory does not describe
-//! (the inside of a member's array or object, a descendant segment) makes the route give up, and the tape answers as
-//! before: the answers are the same either way.
+//! reads the few bytes it compares and nothing else. No tape is written. What the directory does not describe (the
+//! inside of a member's array or object, an item that is not an object) is read from its text when the evaluator
+//! asks for it ([`inside`]).
+//!
+//! A descendant segment that selects members by name (`$.orders..tags[2]`) selects only members of objects, so its
+//! walk does not go under a value whose text holds no `{` (the `tags` of each order), and the budget is charged for
+//! the most nodes it left out. A descendant segment that selects otherwise (`..*`, `..[0]`) visits every node, which
+//! the tape does faster: the route does not take it.
+//!
+//! The route gives up, and the tape answers as before, where it cannot read as the tape does: a key with an escape
+//! or repeated in an object it reads from its text, a directory that does not read back, more passing over text than
+//! a few times the text's length (a deep nest is passed over once for each level), or a spent budget. The answers,
+//! totals and match spans are the same either way.
 //!
 //! The fold gives up on a directory, and writes none, for an array with an item over 64 KiB (the index records it),
 //! a key with an escape, a key repeated in an item (`JSON.parse` keeps the last value at the first place), more than
@@ -23,7 +33,8 @@
 //! members (b = 0); its first byte tells its kind. The byte count lets a reader list the items without reading their
 //! members, which it reads only for the items a query asks about.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde_json_path_core::spec::query::Query;
 use serde_json_path_core::spec::selector::filter::Literal;
@@ -31,11 +42,14 @@ use serde_json_path_core::spec::selector::filter::Literal;
 use super::answer::{answer, list_window, Items, Target};
 use super::eval::{Atom, Budget, Evaluation, LiteralFacts, Node};
 use super::index::codec::{put, Reader};
-use super::reach::reach;
+use super::reach::descends_by_name_only;
 use super::tape::{atom_of_text, literal_facts_of_text};
 use super::walk::Kind;
 use super::{query_after, QueryArgs, QuerySpans};
 use crate::core::error::{CoreError, CoreResult};
+use inside::Entry;
+
+mod inside;
 
 const MAGIC: &[u8; 4] = b"RHMD";
 /// The directory encoding this engine writes and reads; any other is ignored (the tape answers).
@@ -355,19 +369,24 @@ struct View<'d> {
   /// Its text, checked as UTF-8 only where a value is read (a slice between two values is whole characters).
   text: &'d [u8],
   directory: &'d Directory,
-  /// Set when the evaluator asked for something the directory does not describe: the answer is then not given.
+  /// Set when the evaluator asked for what this route cannot read (a key with an escape or repeated, a damaged
+  /// directory, passes over more bytes than [`View::scan_limit`]): the answer is then not given.
   strayed: AtomicBool,
+  /// Bytes passed over to list the children of values the directory does not describe, and how many may be: a value
+  /// is passed over each time the evaluator lists its children, so a deep nest costs its depth times its length.
+  scanned: AtomicU64,
+  scan_limit: u64,
 }
 
 #[derive(Clone, Copy)]
 enum Place {
   Array,
   Item(u32),
-  /// A member's value, by its span.
-  Member(u32, u32),
+  /// Any other value (a member's, or one inside a member or an item), by its span.
+  Value(u32, u32),
 }
 
-/// A value of the array as the evaluator sees it: the array, one of its items, or a member of an object item.
+/// A value of the array as the evaluator sees it: the array, one of its items, or a value inside an item.
 #[derive(Clone, Copy)]
 struct DirectoryNode<'d> {
   view: &'d View<'d>,
@@ -375,6 +394,10 @@ struct DirectoryNode<'d> {
 }
 
 impl<'d> DirectoryNode<'d> {
+  fn at(view: &'d View<'d>, place: Place) -> Self {
+    DirectoryNode { view, place }
+  }
+
   fn span(self) -> (u32, u32) {
     match self.place {
       Place::Array => (0, self.view.directory.len as u32),
@@ -382,7 +405,7 @@ impl<'d> DirectoryNode<'d> {
         let item = self.view.directory.items[at as usize];
         (item.start, item.end)
       }
-      Place::Member(start, end) => (start, end),
+      Place::Value(start, end) => (start, end),
     }
   }
 
@@ -400,26 +423,25 @@ impl<'d> DirectoryNode<'d> {
     text
   }
 
-  /// The evaluator asked for what the directory does not describe: this route gives no answer.
+  /// The evaluator asked for what this route cannot read: it gives no answer.
   fn stray<T>(self, anyway: T) -> T {
     self.view.strayed.store(true, Ordering::Relaxed);
     anyway
-  }
-
-  /// The inside of an item that is not an object, or of a member's value, is not in the directory.
-  fn described(self) -> bool {
-    match self.place {
-      Place::Array => true,
-      Place::Item(_) => !matches!(self.kind(), Kind::Array),
-      Place::Member(..) => !matches!(self.kind(), Kind::Array | Kind::Object),
-    }
   }
 
   fn escaped(self) -> bool {
     self.bytes().contains(&b'\\')
   }
 
-  /// The members of this item (an object), in order; strays at a member that does not read back.
+  /// The item's number, when it is an item whose members the directory names (an object).
+  fn described_object(self) -> Option<u32> {
+    match self.place {
+      Place::Item(at) if self.view.directory.items[at as usize].has_members() => Some(at),
+      _ => None,
+    }
+  }
+
+  /// The members of this item (an object the directory describes), in order; strays at one that does not read back.
   fn each_member(self, item: u32) -> impl Iterator<Item = Member> + 'd {
     let view = self.view;
     view
@@ -432,6 +454,80 @@ impl<'d> DirectoryNode<'d> {
         member
       })
   }
+
+  /// Calls `each` on the children of this array or object read from its text (see [`inside`]); false (and the
+  /// route gives up) when they cannot be read so, or passing over them would pass the view's limit.
+  fn each_entry(self, each: impl FnMut(Entry) -> ControlFlow<()>) -> bool {
+    let view = self.view;
+    let span = self.span();
+    let scanned = view
+      .scanned
+      .fetch_add(u64::from(span.1 - span.0), Ordering::Relaxed);
+    if scanned > view.scan_limit || inside::each_entry(view.text, span, each).is_err() {
+      return self.stray(false);
+    }
+    true
+  }
+
+  /// The children of this array or object read from its text; `None` (strayed) when they cannot be, or an object
+  /// repeats a key (`JSON.parse` keeps its first place and last value, which the tape reads).
+  fn entries(self) -> Option<Vec<Entry>> {
+    let mut entries = Vec::new();
+    if !self.each_entry(|entry| {
+      entries.push(entry);
+      ControlFlow::Continue(())
+    }) {
+      return None;
+    }
+    if entries.len() > 1 && entries[0].key.is_some() {
+      let text = self.view.text;
+      let mut keys: Vec<&[u8]> = entries
+        .iter()
+        .filter_map(|entry| entry.key.map(|(s, e)| &text[s as usize..e as usize]))
+        .collect();
+      keys.sort_unstable();
+      if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+        return self.stray(None);
+      }
+    }
+    Some(entries)
+  }
+
+  fn value(self, start: u32, end: u32) -> Self {
+    DirectoryNode::at(self.view, Place::Value(start, end))
+  }
+
+  /// Whether this is an array or object under which no object can be: the text inside its brackets holds no `{`.
+  fn holds_no_object(self) -> bool {
+    let read_from_text = match self.place {
+      Place::Value(..) => true,
+      Place::Item(_) => self.described_object().is_none(),
+      Place::Array => false,
+    };
+    read_from_text
+      && matches!(self.bytes(), [b'[' | b'{', inside @ ..] if memchr::memchr(b'{', inside).is_none())
+  }
+
+  /// The members of this item (an object the directory describes) whose text holds a `{` (each `{` of the item's
+  /// text found in one pass), which are or may hold objects; the nodes the others are and may hold, which a walk for
+  /// names leaves out, are counted.
+  fn members_that_may_hold_objects(self, item: u32, out: &mut Vec<Self>) -> u64 {
+    let (item_start, _) = self.span();
+    let mut braces = memchr::memchr_iter(b'{', &self.bytes()[1..])
+      .map(|at| item_start + 1 + at as u32)
+      .peekable();
+    let mut left_out = 0;
+    for member in self.each_member(item) {
+      while braces.next_if(|&at| at < member.start).is_some() {}
+      if braces.peek().is_some_and(|&at| at < member.end) {
+        out.push(self.value(member.start, member.end));
+      } else {
+        let text = &self.view.text[member.start as usize..member.end as usize];
+        left_out += 1 + most_nodes_inside(text);
+      }
+    }
+    left_out
+  }
 }
 
 impl<'d> Node<'d> for DirectoryNode<'d> {
@@ -440,64 +536,98 @@ impl<'d> Node<'d> for DirectoryNode<'d> {
       Place::Array => Kind::Array,
       // An item with members is an object: told without reading the text (a filter or wildcard over a long array
       // would otherwise wait on memory at every item).
-      Place::Item(at) if self.view.directory.items[at as usize].has_members() => Kind::Object,
+      Place::Item(_) if self.described_object().is_some() => Kind::Object,
       _ => Kind::of_first_byte(self.view.text.get(self.span().0 as usize).copied()),
     }
   }
 
   fn children(self, out: &mut Vec<Self>) {
-    if !self.described() {
-      return self.stray(());
-    }
     let view = self.view;
-    let directory = view.directory;
-    match self.place {
-      Place::Array => out.extend((0..directory.items.len() as u32).map(|at| DirectoryNode {
-        view,
-        place: Place::Item(at),
-      })),
-      Place::Item(at) => out.extend(self.each_member(at).map(|member| DirectoryNode {
-        view,
-        place: Place::Member(member.start, member.end),
-      })),
-      Place::Member(..) => {}
+    if let Place::Array = self.place {
+      let items = view.directory.items.len() as u32;
+      return out.extend((0..items).map(|at| DirectoryNode::at(view, Place::Item(at))));
+    }
+    if let Some(item) = self.described_object() {
+      return out.extend(
+        self
+          .each_member(item)
+          .map(|member| self.value(member.start, member.end)),
+      );
+    }
+    if matches!(self.kind(), Kind::Array | Kind::Object) {
+      if let Some(entries) = self.entries() {
+        out.extend(
+          entries
+            .into_iter()
+            .map(|entry| self.value(entry.start, entry.end)),
+        );
+      }
     }
   }
 
   fn member(self, key: &str) -> Option<Self> {
-    match self.place {
-      Place::Item(at) if self.kind() == Kind::Object => {
-        let number = self.view.directory.key_number(key)?;
-        match self.view.directory.find_member(at as usize, number) {
-          Ok(found) => found.map(|found| DirectoryNode {
-            view: self.view,
-            place: Place::Member(found.start, found.end),
-          }),
-          Err(()) => self.stray(None),
-        }
-      }
-      Place::Member(..) if self.kind() == Kind::Object => self.stray(None),
-      _ => None,
+    if let Some(item) = self.described_object() {
+      let directory = self.view.directory;
+      let number = directory.key_number(key)?;
+      return match directory.find_member(item as usize, number) {
+        Ok(found) => found.map(|found| self.value(found.start, found.end)),
+        Err(()) => self.stray(None),
+      };
     }
+    if self.kind() != Kind::Object {
+      return None;
+    }
+    let text = self.view.text;
+    let (mut found, mut repeated) = (None, false);
+    let read = self.each_entry(|entry| {
+      if entry
+        .key
+        .is_some_and(|(s, e)| &text[s as usize..e as usize] == key.as_bytes())
+      {
+        repeated |= found.is_some();
+        found = Some(entry);
+      }
+      ControlFlow::Continue(())
+    });
+    if !read || repeated {
+      return self.stray(None);
+    }
+    found.map(|entry| self.value(entry.start, entry.end))
   }
 
   fn item(self, index: usize) -> Option<Self> {
-    match self.place {
-      Place::Array => (index < self.view.directory.items.len()).then_some(DirectoryNode {
-        view: self.view,
-        place: Place::Item(index as u32),
-      }),
-      _ if self.kind() == Kind::Array => self.stray(None),
-      _ => None,
+    if let Place::Array = self.place {
+      let items = self.view.directory.items.len();
+      return (index < items).then_some(DirectoryNode::at(self.view, Place::Item(index as u32)));
     }
+    if self.kind() != Kind::Array {
+      return None;
+    }
+    let (mut found, mut at) = (None, 0);
+    let read = self.each_entry(|entry| {
+      if at == index {
+        found = Some(entry);
+        return ControlFlow::Break(());
+      }
+      at += 1;
+      ControlFlow::Continue(())
+    });
+    if !read {
+      return None;
+    }
+    found.map(|entry| self.value(entry.start, entry.end))
   }
 
   fn length(self) -> usize {
-    match (self.place, self.kind()) {
-      (Place::Array, _) => self.view.directory.items.len(),
-      (Place::Item(at), Kind::Object) => self.each_member(at).count(),
-      (_, Kind::Array | Kind::Object) => self.stray(0),
-      (_, Kind::String) => match self.atom() {
+    if let Place::Array = self.place {
+      return self.view.directory.items.len();
+    }
+    if let Some(item) = self.described_object() {
+      return self.each_member(item).count();
+    }
+    match self.kind() {
+      Kind::Array | Kind::Object => self.entries().map_or(0, |entries| entries.len()),
+      Kind::String => match self.atom() {
         Ok(Atom::Str(text)) => text.chars().count(),
         _ => 0,
       },
@@ -519,12 +649,43 @@ impl<'d> Node<'d> for DirectoryNode<'d> {
       .ok_or_else(|| CoreError::internal("A value of the answer is not UTF-8."))?;
     atom_of_text(kind, text, escaped)
   }
+
+  fn preorder_for_names(self) -> impl Iterator<Item = (Self, u64)> {
+    let mut stack = vec![self];
+    std::iter::from_fn(move || {
+      let node = stack.pop()?;
+      if node.holds_no_object() {
+        return Some((node, most_nodes_inside(node.bytes())));
+      }
+      let before = stack.len();
+      let left_out = match node.described_object() {
+        Some(item) => node.members_that_may_hold_objects(item, &mut stack),
+        None => {
+          node.children(&mut stack);
+          0
+        }
+      };
+      stack[before..].reverse();
+      Some((node, left_out))
+    })
+  }
 }
 
-/// Whether the part of a query after its first steps may be answered through a directory: it looks no deeper than
-/// the members of the items (a descendant segment, `..`, looks at every level).
+/// The most nodes an array or object whose text is `bytes` may hold, at any depth (each takes two bytes at least,
+/// with its comma): what a walk that leaves them out is charged for, so that this route spends no less than the tape
+/// would. Nothing for a scalar.
+fn most_nodes_inside(bytes: &[u8]) -> u64 {
+  match bytes.first() {
+    Some(b'[' | b'{') => bytes.len() as u64 / 2,
+    _ => 0,
+  }
+}
+
+/// Whether the part of a query after its first steps may be answered through a directory: a descendant segment,
+/// which visits every node under it, only where it selects members by name (the walk then need not go under a value
+/// that holds no object).
 fn fits(rest: &Query) -> bool {
-  reach(rest).is_some_and(|deepest| deepest <= 2)
+  descends_by_name_only(rest)
 }
 
 /// Whether the JSONPath query `args` name may be answered through the directory of the array its first `steps`
@@ -536,8 +697,7 @@ pub(crate) fn may_answer_through_directory(args: &QueryArgs, steps: usize) -> bo
 /// Answers the JSONPath query `args` name from the array its first `steps` steps lead to, through the array's
 /// directory: `array` is the array's text (starting at byte `directory.start` of the answer). Gives the answer and
 /// the matches' spans in the answer, or `None` when this route cannot tell (the directory is not this array's, the
-/// query looks where the directory does not describe, or the evaluation fails: the tape then answers, and gives any
-/// error).
+/// query looks where the route cannot read, or the evaluation fails: the tape then answers, and gives any error).
 pub(crate) fn run_directory_query(
   array: &[u8],
   directory: &Directory,
@@ -554,16 +714,14 @@ pub(crate) fn run_directory_query(
     text: array,
     directory,
     strayed: AtomicBool::new(false),
+    scanned: AtomicU64::new(0),
+    scan_limit: 8 * array.len() as u64 + (1 << 20),
   };
-  let root = DirectoryNode {
-    view: &view,
-    place: Place::Array,
-  };
-  // The directory counts fewer values than the array holds: a budget it spends is left to the tape's, which counts
-  // them all.
-  // Each member takes three bytes at least.
-  let nodes = (1 + directory.items.len() + directory.member_bytes / 3) as u64;
-  let matches = Evaluation::on_this_thread(root, Budget::for_nodes(nodes))
+  let root = DirectoryNode::at(&view, Place::Array);
+  // The directory counts fewer values than the array holds: a budget this route spends is left to the tape's, which
+  // counts them all. A member takes eleven bytes at most (its key's number, a gap and a length of five bytes each).
+  let nodes = 1 + directory.items.len() + directory.member_bytes / 11;
+  let matches = Evaluation::new(root, Budget::for_nodes(nodes as u64))
     .select(&rest)
     .ok()?;
   if view.strayed.load(Ordering::Relaxed) {

@@ -69,6 +69,12 @@ pub(crate) trait Node<'a>: Copy + Send + Sync {
     let _ = (min_nodes, pieces);
     None::<Vec<std::iter::Empty<Self>>>
   }
+  /// What a descendant segment that selects members by name (`..tags`) visits: [`Node::preorder`], less what is
+  /// under a node that can hold no object (nothing there can be selected), each node with the most nodes left out
+  /// under it, which the budget is charged for as if they were visited.
+  fn preorder_for_names(self) -> impl Iterator<Item = (Self, u64)> {
+    self.preorder().map(|node| (node, 0))
+  }
   /// The node, then each child's subtree in order (pre-order, what a descendant segment visits).
   fn preorder(self) -> impl Iterator<Item = Self> {
     // A stack instead of recursion: children are pushed last first, so the first child's whole subtree comes
@@ -164,6 +170,9 @@ impl<'a, N: Node<'a>> Evaluation<N> {
         });
       }
     }
+    if let Some(names) = member_names(&segment.segment) {
+      return self.descendant_members(&names, node.preorder_for_names(), true, out);
+    }
     self.descendants(&segment.segment, node.preorder(), true, out)
   }
 
@@ -177,6 +186,7 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     out: &mut Vec<N>,
   ) -> CoreResult<()> {
     if let Some(names) = member_names(segment) {
+      let nodes = nodes.map(|node| (node, 0));
       return self.descendant_members(&names, nodes, from_start, out);
     }
     // Each node under the segment's node costs one unit (as a child listed), besides what the segment costs on it.
@@ -192,17 +202,19 @@ impl<'a, N: Node<'a>> Evaluation<N> {
   /// [`Evaluation::descendants`] for a segment that selects members by name only (`..tags`, `..['a','b']`): only
   /// objects are looked into, and each node costs what it costs through [`Evaluation::segment`], spent a run of
   /// nodes at a time (the same total, so the same outcome; a spent budget stops the walk at most a run later).
+  /// Each node comes with the nodes left out under it ([`Node::preorder_for_names`]), charged as if visited.
   fn descendant_members(
     &mut self,
     names: &[&str],
-    nodes: impl Iterator<Item = N>,
+    nodes: impl Iterator<Item = (N, u64)>,
     from_start: bool,
     out: &mut Vec<N>,
   ) -> CoreResult<()> {
     const RUN: u64 = 1024;
     let mut owed = 0;
-    for (i, next) in nodes.enumerate() {
+    for (i, (next, left_out)) in nodes.enumerate() {
       owed += if i > 0 || !from_start { 2 } else { 1 };
+      owed += 2 * left_out;
       if next.kind() == Kind::Object {
         for name in names {
           out.extend(next.member(name));

@@ -149,6 +149,66 @@ fn function_refers_to_root(function: &FunctionExpr<Validated>) -> bool {
   })
 }
 
+/// Whether every descendant segment of `query`, its filters' queries included, selects members by name only
+/// (`..tags`, `..['a','b']`): what such a segment visits can be cut short wherever no object can be.
+pub(crate) fn descends_by_name_only(query: &Query) -> bool {
+  query.segments.iter().all(|segment| {
+    let by_name = match &segment.segment {
+      Segment::DotName(_) => true,
+      Segment::LongHand(selectors) => selectors
+        .iter()
+        .all(|selector| matches!(selector, Selector::Name(_))),
+      Segment::Wildcard => false,
+    };
+    (segment.kind == QuerySegmentKind::Child || by_name)
+      && filters_descend_by_name_only(&segment.segment)
+  })
+}
+
+fn filters_descend_by_name_only(segment: &Segment) -> bool {
+  let Segment::LongHand(selectors) = segment else {
+    return true;
+  };
+  selectors.iter().all(|selector| match selector {
+    Selector::Filter(filter) => logical_descends_by_name_only(&filter.0),
+    _ => true,
+  })
+}
+
+fn logical_descends_by_name_only(expr: &LogicalOrExpr) -> bool {
+  expr
+    .0
+    .iter()
+    .flat_map(|and| &and.0)
+    .all(|basic| match basic {
+      BasicExpr::Paren(inner) | BasicExpr::NotParen(inner) => logical_descends_by_name_only(inner),
+      BasicExpr::Relation(comparison) => {
+        comparable_descends_by_name_only(&comparison.left)
+          && comparable_descends_by_name_only(&comparison.right)
+      }
+      BasicExpr::Exist(exist) | BasicExpr::NotExist(exist) => descends_by_name_only(&exist.0),
+      BasicExpr::FuncExpr(function) | BasicExpr::NotFuncExpr(function) => {
+        function_descends_by_name_only(function)
+      }
+    })
+}
+
+fn comparable_descends_by_name_only(comparable: &Comparable) -> bool {
+  match comparable {
+    Comparable::FunctionExpr(function) => function_descends_by_name_only(function),
+    Comparable::Literal(_) | Comparable::SingularQuery(_) => true,
+  }
+}
+
+fn function_descends_by_name_only(function: &FunctionExpr<Validated>) -> bool {
+  function.args.iter().all(|argument| match argument {
+    FunctionExprArg::FilterQuery(query) => descends_by_name_only(query),
+    FunctionExprArg::LogicalExpr(expr) => logical_descends_by_name_only(expr),
+    FunctionExprArg::FunctionExpr(inner) => function_descends_by_name_only(inner),
+    FunctionExprArg::Literal(_) | FunctionExprArg::SingularQuery(_) => true,
+  })
+}
+
 /// The member names a query can select at each level (the root is level 0), so that the tape records, at a level
 /// where the query only ever selects members by name, just the members so named: the others are counted, not
 /// recorded, and (in a certified text) passed over. A level where anything selects a child some other way (a

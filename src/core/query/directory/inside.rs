@@ -1,0 +1,189 @@
+//! Reading a value the directory does not describe (a member's array or object, an item that is not an object, the
+//! text around the long lists) from its text, when the evaluator asks: its children's spans, found by passing over
+//! them. The text is a kept answer, JSON as serde_json reads it, so the pass checks only what it relies on; anything
+//! else it does not expect (a key with an escape, which would have to be decoded to be compared) ends it with `Err`,
+//! and the route gives up.
+
+use std::ops::ControlFlow;
+
+use memchr::memchr2;
+
+/// A child of a container: its key's span between the quotes (objects only) and its value's span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Entry {
+  pub key: Option<(u32, u32)>,
+  pub start: u32,
+  pub end: u32,
+}
+
+/// Calls `each` on the children of the container spanning `[start, end)` of `text`, in order, until it breaks.
+pub(super) fn each_entry(
+  text: &[u8],
+  (start, end): (u32, u32),
+  mut each: impl FnMut(Entry) -> ControlFlow<()>,
+) -> Result<(), ()> {
+  let (start, end) = (start as usize, end as usize);
+  let object = match text.get(start) {
+    Some(b'{') => true,
+    Some(b'[') => false,
+    _ => return Err(()),
+  };
+  let last = end.checked_sub(1).ok_or(())?;
+  let mut at = skip_space(text, start + 1);
+  if at == last {
+    return Ok(());
+  }
+  loop {
+    let key = if object {
+      let key_end = string_end(text, at)?;
+      let key = (at + 1, key_end - 1);
+      if text[key.0..key.1].contains(&b'\\') {
+        return Err(());
+      }
+      at = skip_space(text, key_end);
+      if text.get(at) != Some(&b':') {
+        return Err(());
+      }
+      at = skip_space(text, at + 1);
+      Some((key.0 as u32, key.1 as u32))
+    } else {
+      None
+    };
+    let value_end = value_end(text, at)?;
+    if value_end > last {
+      return Err(());
+    }
+    let entry = Entry {
+      key,
+      start: at as u32,
+      end: value_end as u32,
+    };
+    if each(entry).is_break() {
+      return Ok(());
+    }
+    at = skip_space(text, value_end);
+    match text.get(at) {
+      Some(b',') => at = skip_space(text, at + 1),
+      Some(_) if at == last => return Ok(()),
+      _ => return Err(()),
+    }
+  }
+}
+
+fn skip_space(text: &[u8], mut at: usize) -> usize {
+  while matches!(text.get(at), Some(b' ' | b'\n' | b'\r' | b'\t')) {
+    at += 1;
+  }
+  at
+}
+
+/// Just past the value that starts at byte `at`.
+fn value_end(text: &[u8], at: usize) -> Result<usize, ()> {
+  match text.get(at).ok_or(())? {
+    b'"' => string_end(text, at),
+    b'[' | b'{' => container_end(text, at),
+    _ => {
+      let length = text[at..]
+        .iter()
+        .position(|byte| matches!(byte, b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t'))
+        .ok_or(())?;
+      if length == 0 {
+        return Err(());
+      }
+      Ok(at + length)
+    }
+  }
+}
+
+/// Just past the closing quote of the string whose opening quote is at byte `at`.
+fn string_end(text: &[u8], at: usize) -> Result<usize, ()> {
+  if text.get(at) != Some(&b'"') {
+    return Err(());
+  }
+  // Most strings in an item are short: a few bytes looked at one by one cost less than a call that searches.
+  let mut from = at + 1;
+  let short = text.len().min(from + 16);
+  while from < short {
+    match text[from] {
+      b'"' => return Ok(from + 1),
+      b'\\' => from += 2,
+      _ => from += 1,
+    }
+  }
+  loop {
+    let found = from + memchr2(b'"', b'\\', text.get(from..).ok_or(())?).ok_or(())?;
+    if text[found] == b'"' {
+      return Ok(found + 1);
+    }
+    from = found + 2;
+  }
+}
+
+/// Just past the closing bracket of the container that opens at byte `at`.
+fn container_end(text: &[u8], at: usize) -> Result<usize, ()> {
+  let mut depth = 0usize;
+  let mut i = at;
+  while let Some(&byte) = text.get(i) {
+    match byte {
+      b'"' => {
+        i = string_end(text, i)?;
+        continue;
+      }
+      b'[' | b'{' => depth += 1,
+      b']' | b'}' => {
+        depth = depth.checked_sub(1).ok_or(())?;
+        if depth == 0 {
+          return Ok(i + 1);
+        }
+      }
+      _ => {}
+    }
+    i += 1;
+  }
+  Err(())
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn entries(text: &str) -> Result<Vec<(Option<&str>, &str)>, ()> {
+    let mut out = Vec::new();
+    each_entry(text.as_bytes(), (0, text.len() as u32), |entry| {
+      let key = entry.key.map(|(s, e)| &text[s as usize..e as usize]);
+      out.push((key, &text[entry.start as usize..entry.end as usize]));
+      ControlFlow::Continue(())
+    })?;
+    Ok(out)
+  }
+
+  #[test]
+  fn lists_the_children_of_objects_and_arrays() {
+    assert_eq!(
+      entries(r#"{"a":1,"b":"x\"]","c":[1,{"d":[]}],"e":{},"f":true}"#).unwrap(),
+      vec![
+        (Some("a"), "1"),
+        (Some("b"), r#""x\"]""#),
+        (Some("c"), r#"[1,{"d":[]}]"#),
+        (Some("e"), "{}"),
+        (Some("f"), "true"),
+      ]
+    );
+    assert_eq!(
+      entries("[ -1.5e3 ,\n\"\\\\\" , null ]").unwrap(),
+      vec![(None, "-1.5e3"), (None, r#""\\""#), (None, "null")]
+    );
+    assert_eq!(entries("[]").unwrap(), vec![]);
+    assert_eq!(entries("{ }").unwrap(), vec![]);
+  }
+
+  #[test]
+  fn gives_up_on_escaped_keys_and_broken_text() {
+    assert!(entries(r#"{"a\u0062":1}"#).is_err());
+    assert!(entries(r#"{"a":1,}"#).is_err());
+    assert!(entries(r#"{"a" 1}"#).is_err());
+    assert!(entries(r#"["a]"#).is_err());
+    assert!(entries("[[1]").is_err());
+    assert!(entries("1").is_err());
+  }
+}
