@@ -129,6 +129,20 @@ fn queries_inside_the_members_are_answered_as_the_whole_read_answers_them() {
 }
 
 #[test]
+fn long_lists_of_nodes_shared_with_a_helper_thread_answer_alike() {
+  // Over 8 Ki items (what tests share): the filter's candidates, and the nodes `[2]` applies to, are cut in pieces.
+  let text = orders_text(2_000_000);
+  assert!(the_directory(&text).items.len() > 8 * 1024);
+  for path in [
+    "$.orders[?@.status=='open' && @.amount > 500]",
+    "$.orders..tags[2]",
+    "$.orders[*].customer.tags[1]",
+  ] {
+    assert!(through_directory(&text, path).is_some(), "{path}");
+  }
+}
+
+#[test]
 fn what_the_route_cannot_read_is_left_to_the_tape() {
   let text = orders_text(100_000);
   // A descendant segment that selects otherwise than by name visits every node.
