@@ -98,115 +98,84 @@ fn function_reach(
   Some(deepest)
 }
 
-/// Whether a filter anywhere in `segments` holds an absolute query (`$…`), which reads from the answer's root
-/// whatever node the segments are applied to.
-pub(crate) fn refers_to_root(segments: &[QuerySegment]) -> bool {
+/// A query a filter holds: a whole one (an existence test, a function's node list) or a singular one (a side of a
+/// comparison, a function's value).
+enum Held<'q> {
+  Query(&'q Query),
+  Singular(&'q SingularQuery),
+}
+
+/// Whether `test` holds for any query the filters of `segments` hold (not looking inside those: `test` does if it
+/// needs to).
+fn any_held(segments: &[QuerySegment], test: &dyn Fn(Held) -> bool) -> bool {
   segments.iter().any(|segment| match &segment.segment {
     Segment::LongHand(selectors) => selectors.iter().any(|selector| match selector {
-      Selector::Filter(filter) => logical_refers_to_root(&filter.0),
+      Selector::Filter(filter) => logical_any_held(&filter.0, test),
       _ => false,
     }),
     Segment::DotName(_) | Segment::Wildcard => false,
   })
 }
 
-fn logical_refers_to_root(expr: &LogicalOrExpr) -> bool {
+fn logical_any_held(expr: &LogicalOrExpr, test: &dyn Fn(Held) -> bool) -> bool {
+  let comparable = |side: &Comparable| match side {
+    Comparable::Literal(_) => false,
+    Comparable::SingularQuery(query) => test(Held::Singular(query)),
+    Comparable::FunctionExpr(function) => function_any_held(function, test),
+  };
   expr
     .0
     .iter()
     .flat_map(|and| &and.0)
     .any(|basic| match basic {
-      BasicExpr::Paren(inner) | BasicExpr::NotParen(inner) => logical_refers_to_root(inner),
+      BasicExpr::Paren(inner) | BasicExpr::NotParen(inner) => logical_any_held(inner, test),
       BasicExpr::Relation(comparison) => {
-        comparable_refers_to_root(&comparison.left) || comparable_refers_to_root(&comparison.right)
+        comparable(&comparison.left) || comparable(&comparison.right)
       }
-      BasicExpr::Exist(exist) | BasicExpr::NotExist(exist) => query_refers_to_root(&exist.0),
+      BasicExpr::Exist(exist) | BasicExpr::NotExist(exist) => test(Held::Query(&exist.0)),
       BasicExpr::FuncExpr(function) | BasicExpr::NotFuncExpr(function) => {
-        function_refers_to_root(function)
+        function_any_held(function, test)
       }
     })
 }
 
-fn query_refers_to_root(query: &Query) -> bool {
-  query.kind == QueryKind::Root || refers_to_root(&query.segments)
-}
-
-fn comparable_refers_to_root(comparable: &Comparable) -> bool {
-  match comparable {
-    Comparable::Literal(_) => false,
-    Comparable::SingularQuery(query) => query.kind == SingularQueryKind::Absolute,
-    Comparable::FunctionExpr(function) => function_refers_to_root(function),
-  }
-}
-
-fn function_refers_to_root(function: &FunctionExpr<Validated>) -> bool {
+fn function_any_held(function: &FunctionExpr<Validated>, test: &dyn Fn(Held) -> bool) -> bool {
   function.args.iter().any(|argument| match argument {
     FunctionExprArg::Literal(_) => false,
-    FunctionExprArg::SingularQuery(query) => query.kind == SingularQueryKind::Absolute,
-    FunctionExprArg::FilterQuery(query) => query_refers_to_root(query),
-    FunctionExprArg::LogicalExpr(expr) => logical_refers_to_root(expr),
-    FunctionExprArg::FunctionExpr(inner) => function_refers_to_root(inner),
+    FunctionExprArg::SingularQuery(query) => test(Held::Singular(query)),
+    FunctionExprArg::FilterQuery(query) => test(Held::Query(query)),
+    FunctionExprArg::LogicalExpr(expr) => logical_any_held(expr, test),
+    FunctionExprArg::FunctionExpr(inner) => function_any_held(inner, test),
+  })
+}
+
+/// Whether a filter anywhere in `segments` holds an absolute query (`$…`), which reads from the answer's root
+/// whatever node the segments are applied to.
+pub(crate) fn refers_to_root(segments: &[QuerySegment]) -> bool {
+  any_held(segments, &|held| match held {
+    Held::Query(query) => query.kind == QueryKind::Root || refers_to_root(&query.segments),
+    Held::Singular(query) => query.kind == SingularQueryKind::Absolute,
   })
 }
 
 /// Whether every descendant segment of `query`, its filters' queries included, selects members by name only
 /// (`..tags`, `..['a','b']`): what such a segment visits can be cut short wherever no object can be.
 pub(crate) fn descends_by_name_only(query: &Query) -> bool {
-  query.segments.iter().all(|segment| {
-    let by_name = match &segment.segment {
-      Segment::DotName(_) => true,
-      Segment::LongHand(selectors) => selectors
-        .iter()
-        .all(|selector| matches!(selector, Selector::Name(_))),
-      Segment::Wildcard => false,
-    };
-    (segment.kind == QuerySegmentKind::Child || by_name)
-      && filters_descend_by_name_only(&segment.segment)
-  })
-}
-
-fn filters_descend_by_name_only(segment: &Segment) -> bool {
-  let Segment::LongHand(selectors) = segment else {
-    return true;
+  let by_name = |segment: &Segment| match segment {
+    Segment::DotName(_) => true,
+    Segment::LongHand(selectors) => selectors
+      .iter()
+      .all(|selector| matches!(selector, Selector::Name(_))),
+    Segment::Wildcard => false,
   };
-  selectors.iter().all(|selector| match selector {
-    Selector::Filter(filter) => logical_descends_by_name_only(&filter.0),
-    _ => true,
-  })
-}
-
-fn logical_descends_by_name_only(expr: &LogicalOrExpr) -> bool {
-  expr
-    .0
+  query
+    .segments
     .iter()
-    .flat_map(|and| &and.0)
-    .all(|basic| match basic {
-      BasicExpr::Paren(inner) | BasicExpr::NotParen(inner) => logical_descends_by_name_only(inner),
-      BasicExpr::Relation(comparison) => {
-        comparable_descends_by_name_only(&comparison.left)
-          && comparable_descends_by_name_only(&comparison.right)
-      }
-      BasicExpr::Exist(exist) | BasicExpr::NotExist(exist) => descends_by_name_only(&exist.0),
-      BasicExpr::FuncExpr(function) | BasicExpr::NotFuncExpr(function) => {
-        function_descends_by_name_only(function)
-      }
+    .all(|segment| segment.kind == QuerySegmentKind::Child || by_name(&segment.segment))
+    && !any_held(&query.segments, &|held| match held {
+      Held::Query(query) => !descends_by_name_only(query),
+      Held::Singular(_) => false,
     })
-}
-
-fn comparable_descends_by_name_only(comparable: &Comparable) -> bool {
-  match comparable {
-    Comparable::FunctionExpr(function) => function_descends_by_name_only(function),
-    Comparable::Literal(_) | Comparable::SingularQuery(_) => true,
-  }
-}
-
-fn function_descends_by_name_only(function: &FunctionExpr<Validated>) -> bool {
-  function.args.iter().all(|argument| match argument {
-    FunctionExprArg::FilterQuery(query) => descends_by_name_only(query),
-    FunctionExprArg::LogicalExpr(expr) => logical_descends_by_name_only(expr),
-    FunctionExprArg::FunctionExpr(inner) => function_descends_by_name_only(inner),
-    FunctionExprArg::Literal(_) | FunctionExprArg::SingularQuery(_) => true,
-  })
 }
 
 /// The member names a query can select at each level (the root is level 0), so that the tape records, at a level
@@ -419,6 +388,36 @@ mod tests {
       "$.a[?@.b == '$.c']",
     ] {
       assert!(!refers(path), "{path}");
+    }
+  }
+
+  fn by_name_only(path: &str) -> bool {
+    descends_by_name_only(spec_query(&JsonPath::parse(path).expect("valid")))
+  }
+
+  #[test]
+  fn finds_descendant_segments_that_select_otherwise_than_by_name_at_any_depth() {
+    for path in [
+      "$.a.b[*][0]",
+      "$..tags[2]",
+      "$..['a','b'][?@.c]",
+      "$.a[?@..b]",
+      "$.a[?count(@..b) > 1 && length(@.c) > 1]",
+      "$.a[?@[?@..b]]",
+    ] {
+      assert!(by_name_only(path), "{path}");
+    }
+    for path in [
+      "$..*",
+      "$..[0]",
+      "$..['a',0]",
+      "$..[?@.a]",
+      "$.a[?@..*]",
+      "$.a[?count(@..[1]) > 1]",
+      "$.a[?!(@.b || @[?@..*])]",
+      "$.a[?value(@..*) == 1]",
+    ] {
+      assert!(!by_name_only(path), "{path}");
     }
   }
 
