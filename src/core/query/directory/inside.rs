@@ -1,12 +1,12 @@
-//! Reading a value the directory does not describe (a member's array or object, an item that is not an object, the
-//! text around the long lists) from its text, when the evaluator asks: its children's spans, found by passing over
-//! them. The text is a kept answer, JSON as serde_json reads it, so the pass checks only what it relies on; anything
-//! else it does not expect (a key with an escape, which would have to be decoded to be compared) ends it with `Err`,
-//! and the route gives up.
+//! Reading a value the directory does not describe (a member's array or object, an item that is not an object) from
+//! its text, when the evaluator asks: its children's spans, found by passing over them with the tape's own pass
+//! (`tape::pass`). The text is a kept answer, JSON as serde_json reads it (a directory is written only beside an
+//! index that certifies it), so the pass checks only what it relies on; anything else it does not expect (a key
+//! with an escape, which would have to be decoded to be compared) ends it with `Err`, and the route gives up.
 
 use std::ops::ControlFlow;
 
-use memchr::memchr2;
+use crate::core::query::tape::pass::{past_container, past_string};
 
 /// A child of a container: its key's span between the quotes (objects only) and its value's span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,52 +95,17 @@ fn value_end(text: &[u8], at: usize) -> Result<usize, ()> {
   }
 }
 
-/// Just past the closing quote of the string whose opening quote is at byte `at`.
+/// Just past the closing quote of the string whose opening quote is at byte `at` (the tape's pass over a string).
 fn string_end(text: &[u8], at: usize) -> Result<usize, ()> {
   if text.get(at) != Some(&b'"') {
     return Err(());
   }
-  // Most strings in an item are short: a few bytes looked at one by one cost less than a call that searches.
-  let mut from = at + 1;
-  let short = text.len().min(from + 16);
-  while from < short {
-    match text[from] {
-      b'"' => return Ok(from + 1),
-      b'\\' => from += 2,
-      _ => from += 1,
-    }
-  }
-  loop {
-    let found = from + memchr2(b'"', b'\\', text.get(from..).ok_or(())?).ok_or(())?;
-    if text[found] == b'"' {
-      return Ok(found + 1);
-    }
-    from = found + 2;
-  }
+  past_string(text, at + 1).ok_or(())
 }
 
-/// Just past the closing bracket of the container that opens at byte `at`.
+/// Just past the closing bracket of the container that opens at byte `at` (the tape's pass over a container).
 fn container_end(text: &[u8], at: usize) -> Result<usize, ()> {
-  let mut depth = 0usize;
-  let mut i = at;
-  while let Some(&byte) = text.get(i) {
-    match byte {
-      b'"' => {
-        i = string_end(text, i)?;
-        continue;
-      }
-      b'[' | b'{' => depth += 1,
-      b']' | b'}' => {
-        depth = depth.checked_sub(1).ok_or(())?;
-        if depth == 0 {
-          return Ok(i + 1);
-        }
-      }
-      _ => {}
-    }
-    i += 1;
-  }
-  Err(())
+  past_container(text, at).ok_or(())
 }
 
 #[cfg(test)]

@@ -27,22 +27,26 @@ fn args(path: &str) -> QueryArgs {
   args
 }
 
+/// The array of `text` that `directory` is of, as its text.
+fn array_of<'a>(text: &'a str, directory: &Directory) -> &'a [u8] {
+  &text.as_bytes()[directory.start as usize..(directory.start + directory.len) as usize]
+}
+
+/// `args` run through `directory` over its array in `text` (first step `$.<list>`).
+fn on_list(
+  text: &str,
+  directory: &Directory,
+  args: &QueryArgs,
+) -> Option<(CoreResult<String>, QuerySpans)> {
+  run_directory_query(array_of(text, directory), directory, 1, args, THRESHOLD)
+}
+
 /// `path` (first step `$.orders`) through the directory of `text`'s orders: `None` when the route gives up; else
 /// the answer, checked against the whole read's, and the spans against the tape's.
 fn through_directory(text: &str, path: &str) -> Option<String> {
   let directory = the_directory(text);
-  let (start, end) = (
-    directory.start as usize,
-    (directory.start + directory.len) as usize,
-  );
   let args = args(path);
-  let (outcome, (_, spans)) = run_directory_query(
-    &text.as_bytes()[start..end],
-    &directory,
-    1,
-    &args,
-    THRESHOLD,
-  )?;
+  let (outcome, (_, spans)) = on_list(text, &directory, &args)?;
   let whole = run_query(text.as_bytes(), &args, THRESHOLD);
   assert_eq!(outcome.as_ref().ok(), whole.as_ref().ok(), "{path}");
   let (_, tape_spans) = run_query_keeping_spans(text.as_bytes(), &args, THRESHOLD, None);
@@ -172,16 +176,9 @@ fn what_the_route_cannot_read_is_left_to_the_tape() {
     ),
   ] {
     let directory = the_directory(&text);
-    let (start, end) = (
-      directory.start as usize,
-      (directory.start + directory.len) as usize,
-    );
-    let array = &text.as_bytes()[start..end];
-    let args = args(path);
-    let on_list = |args: &QueryArgs| run_directory_query(array, &directory, 1, args, THRESHOLD);
-    assert!(on_list(&args).is_none(), "{path}");
+    assert!(on_list(&text, &directory, &args(path)).is_none(), "{path}");
     // Not looking inside them, the route answers.
-    assert!(on_list(&self::args("$.list[*].a")).is_some());
+    assert!(on_list(&text, &directory, &args("$.list[*].a")).is_some());
   }
 }
 
@@ -200,12 +197,8 @@ fn only_descendants_by_name_may_use_the_directory() {
 
 /// The directory route's view of `text`'s one long list, with no limit on passing over text.
 fn view_of<'a>(text: &'a str, directory: &'a Directory) -> View<'a> {
-  let (start, end) = (
-    directory.start as usize,
-    (directory.start + directory.len) as usize,
-  );
   View {
-    text: &text.as_bytes()[start..end],
+    text: array_of(text, directory),
     directory,
     strayed: AtomicBool::new(false),
     scanned: AtomicU64::new(0),
@@ -303,10 +296,6 @@ fn an_item_that_is_not_an_object_has_no_members_and_its_kind_is_read_from_its_te
   }
   text.push_str("{}]}");
   let directory = the_directory(&text);
-  let (start, end) = (
-    directory.start as usize,
-    (directory.start + directory.len) as usize,
-  );
   for path in [
     "$.list[*]",
     "$.list[?@.n > 100]",
@@ -315,14 +304,8 @@ fn an_item_that_is_not_an_object_has_no_members_and_its_kind_is_read_from_its_te
     "$.list[?@ > 2000]",
   ] {
     let args = args(path);
-    let (outcome, _) = run_directory_query(
-      &text.as_bytes()[start..end],
-      &directory,
-      1,
-      &args,
-      THRESHOLD,
-    )
-    .unwrap_or_else(|| panic!("{path} went through the directory"));
+    let (outcome, _) = on_list(&text, &directory, &args)
+      .unwrap_or_else(|| panic!("{path} went through the directory"));
     assert_eq!(
       outcome.ok(),
       run_query(text.as_bytes(), &args, THRESHOLD).ok(),
@@ -331,14 +314,7 @@ fn an_item_that_is_not_an_object_has_no_members_and_its_kind_is_read_from_its_te
   }
   // An item that is an array is read from its text.
   let args = args("$.list[*][1].n");
-  assert!(run_directory_query(
-    &text.as_bytes()[start..end],
-    &directory,
-    1,
-    &args,
-    THRESHOLD
-  )
-  .is_some());
+  assert!(on_list(&text, &directory, &args).is_some());
 }
 
 /// `{"list":[item(0), item(1), …]}` past 100 KB.
@@ -352,6 +328,17 @@ fn list_of(item: impl Fn(usize) -> String) -> String {
   }
   text.push_str("null]}");
   text
+}
+
+/// [`list_of`] `{"a":i}` items, item `at` being `odd` instead.
+fn plain_list_but(at: usize, odd: &str) -> String {
+  list_of(|i| {
+    if i == at {
+      odd.to_string()
+    } else {
+      format!("{{\"a\":{i}}}")
+    }
+  })
 }
 
 #[test]
@@ -369,54 +356,27 @@ fn no_directory_where_it_could_answer_otherwise_than_the_whole_read() {
     ),
     (
       "an overflowing number",
-      list_of(|i| {
-        if i == 900 {
-          "{\"a\":1e400}".into()
-        } else {
-          format!("{{\"a\":{i}}}")
-        }
-      }),
+      plain_list_but(900, "{\"a\":1e400}"),
     ),
     (
       "an overflowing number deeper",
-      list_of(|i| {
-        if i == 900 {
-          "{\"a\":[[-1E+309]]}".into()
-        } else {
-          format!("{{\"a\":{i}}}")
-        }
-      }),
+      plain_list_but(900, "{\"a\":[[-1E+309]]}"),
     ),
     (
       "a long integer",
-      list_of(|i| {
-        if i == 900 {
-          format!("{{\"a\":{}}}", "9".repeat(400))
-        } else {
-          format!("{{\"a\":{i}}}")
-        }
-      }),
+      plain_list_but(900, &format!("{{\"a\":{}}}", "9".repeat(400))),
     ),
     ("too many keys", list_of(|i| format!("{{\"k{i}\":1}}"))),
     (
       "an item of over 64 KiB",
-      list_of(|i| {
-        if i == 10 {
-          format!("{{\"a\":\"{}\"}}", "x".repeat(70_000))
-        } else {
-          format!("{{\"a\":{i}}}")
-        }
-      }),
+      plain_list_but(10, &format!("{{\"a\":\"{}\"}}", "x".repeat(70_000))),
     ),
     (
       "nesting too deep",
-      list_of(|i| {
-        if i == 10 {
-          format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100))
-        } else {
-          format!("{{\"a\":{i}}}")
-        }
-      }),
+      plain_list_but(
+        10,
+        &format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100)),
+      ),
     ),
     ("no object", list_of(|i| format!("[{i}]"))),
   ] {
@@ -435,19 +395,8 @@ fn no_directory_where_it_could_answer_otherwise_than_the_whole_read() {
 fn strings_with_escapes_compare_decoded() {
   let text = list_of(|i| format!("{{\"a\":\"\\u0041{}\",\"n\":{i}}}", i % 3));
   let directory = the_directory(&text);
-  let (start, end) = (
-    directory.start as usize,
-    (directory.start + directory.len) as usize,
-  );
   let args = args("$.list[?@.a == 'A1'].n");
-  let (outcome, _) = run_directory_query(
-    &text.as_bytes()[start..end],
-    &directory,
-    1,
-    &args,
-    THRESHOLD,
-  )
-  .unwrap();
+  let (outcome, _) = on_list(&text, &directory, &args).unwrap();
   assert_eq!(
     outcome.as_ref().ok(),
     run_query(text.as_bytes(), &args, THRESHOLD).as_ref().ok()
@@ -478,41 +427,15 @@ fn damaged_or_foreign_directories_are_not_read() {
   let mut unknown_key = bytes.clone();
   unknown_key[first] = 200;
   let damaged = Directory::decode(unknown_key).expect("its items still list");
-  let (start, end) = (
-    directory.start as usize,
-    (directory.start + directory.len) as usize,
-  );
   let first_id = args("$.orders[?@.id == 0]");
-  assert!(run_directory_query(
-    &text.as_bytes()[start..end],
-    &directory,
-    1,
-    &first_id,
-    THRESHOLD
-  )
-  .is_some());
-  assert!(run_directory_query(
-    &text.as_bytes()[start..end],
-    &damaged,
-    1,
-    &first_id,
-    THRESHOLD
-  )
-  .is_none());
+  assert!(on_list(&text, &directory, &first_id).is_some());
+  assert!(on_list(&text, &damaged, &first_id).is_none());
   // A directory of another array (another length) is not used for this one.
-  let (start, end) = (
-    directory.start as usize,
-    (directory.start + directory.len) as usize,
-  );
   let args = args("$.orders[*].sku");
-  assert!(run_directory_query(
-    &text.as_bytes()[start..end - 1],
-    &directory,
-    1,
-    &args,
-    THRESHOLD
-  )
-  .is_none());
+  let array = array_of(&text, &directory);
+  assert!(
+    run_directory_query(&array[..array.len() - 1], &directory, 1, &args, THRESHOLD).is_none()
+  );
 }
 
 #[tokio::test]

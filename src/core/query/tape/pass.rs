@@ -149,8 +149,18 @@ fn close_if_empty(bytes: &[u8], at: &mut usize) -> bool {
   false
 }
 
+/// Past the closing bracket of the container that opens at byte `open` of a certified text; `None` when nesting
+/// passes [`MAX_QUERY_DEPTH`], a number is one serde_json refuses, or the text ends first.
+pub(crate) fn past_container(bytes: &[u8], open: usize) -> Option<usize> {
+  let mut at = open + 1;
+  if close_if_empty(bytes, &mut at) {
+    return Some(at);
+  }
+  scan(bytes, at, MAX_QUERY_DEPTH).map(|scan| scan.at)
+}
+
 /// Past the closing quote of the string whose content starts at `at`.
-fn past_string(bytes: &[u8], mut at: usize) -> Option<usize> {
+pub(crate) fn past_string(bytes: &[u8], mut at: usize) -> Option<usize> {
   loop {
     at = super::string_stop(bytes, at);
     match *bytes.get(at)? {
