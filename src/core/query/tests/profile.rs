@@ -1,6 +1,6 @@
 //! Where the time of a multi-node query goes (ignored tests, run by hand on a release build): the engine's parts on
 //! the 10 MB orders answer, a loop for `perf` (`PROFILE_TAPE_LOOPS`, `PROFILE_REACH`, `PROFILE_QUERY`), and
-//! `query_stored` end to end on a memory store (`PROFILE_STORED=1 PROFILE_MB=1`).
+//! `query_stored` end to end on a memory store (`PROFILE_STORED=1 PROFILE_MB=1`, one query with `PROFILE_QUERY`).
 
 use super::*;
 
@@ -62,11 +62,16 @@ fn profile_stored(mut text: String) {
     let built = build_index_and_directories(&text, IndexSettings::DEFAULT, false);
     let directories = std::env::var("PROFILE_DIRECTORIES").is_ok_and(|set| set == "1");
     let runs: usize = env_number("PROFILE_RUNS").unwrap_or(9);
-    for path in [
-      "$.orders[?@.status=='open' && @.amount > 500]",
-      "$.orders[*].sku",
-      "$..tags[2]",
-    ] {
+    let asked = std::env::var("PROFILE_QUERY").ok();
+    let paths = match &asked {
+      Some(path) => vec![path.as_str()],
+      None => vec![
+        "$.orders[?@.status=='open' && @.amount > 500]",
+        "$.orders[*].sku",
+        "$..tags[2]",
+      ],
+    };
+    for path in paths {
       let mut samples = Vec::new();
       let mut faults = Vec::new();
       let mut switches = Vec::new();
