@@ -38,6 +38,7 @@ use serde_json_path_core::spec::selector::Selector;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::jsonpath_spec::spec_query;
 use answer::{answer, list_window, Items, Target};
+use directory::select_by_keys;
 use eval::{calls_no_function, Budget, Evaluation};
 use path::{normalized_path, parse_path, ParsedPath, Step};
 use seek::{seek, Terminal};
@@ -131,7 +132,8 @@ fn query_text(
     } => {
       if let Some(tape) = tape_for(text, query) {
         let nodes = select_nodes_on_tape(&tape, query)?;
-        return answer_matches(query_text, &nodes, args, threshold_bytes);
+        let spans: Vec<(u32, u32)> = nodes.iter().map(|node| node.span()).collect();
+        return answer_matches(query_text, text, &spans, args, threshold_bytes);
       }
       let value: Value = serde_json::from_str(text).map_err(unreadable)?;
       let matches = select_in_value(query, &value)?;
@@ -233,22 +235,23 @@ pub fn run_query_value(
   }
 }
 
-/// The answer for every match of a JSONPath query (`query_text`, as run) on the tape. Only the page's matches are
-/// sliced from the text: a match's text is read only when it lands in the page.
+/// The answer for every match of a JSONPath query (`query_text`, as run), given by its byte span in `text`. Only the
+/// page's matches are sliced from the text: a match's text is read only when it lands in the page.
 fn answer_matches(
   query_text: &str,
-  nodes: &[TapeNode],
+  text: &str,
+  spans: &[(u32, u32)],
   args: &QueryArgs,
   threshold_bytes: usize,
 ) -> CoreResult<String> {
-  let window = list_window(args, nodes.len());
+  let window = list_window(args, spans.len());
   let items = Items::Texts {
-    items: nodes[window.clone()]
+    items: spans[window.clone()]
       .iter()
-      .map(|node| node.text())
+      .map(|&(start, end)| &text[start as usize..end as usize])
       .collect(),
     base: window.start,
-    total: nodes.len(),
+    total: spans.len(),
   };
   answer(
     query_text,
@@ -440,7 +443,8 @@ pub(crate) fn run_members_query(
 /// `query` (as run: `query_text`) evaluated on the tape of `text` (certified when `certified` names its long
 /// arrays), answered for `args`, with the byte spans of every match; the spans are `None` when the evaluation
 /// failed, and the whole is `None` when the tape does not read the text (or, run [`Run::Here`], the query calls a
-/// function).
+/// function). A certified text may be answered without a tape: a query that descends from the root by name first,
+/// by its keys ([`select_by_keys`]).
 fn answer_on_tape(
   text: &str,
   query: &Query,
@@ -454,6 +458,14 @@ fn answer_on_tape(
   if run == Run::Here && !calls_no_function(query) {
     return None;
   }
+  // Descendants from the root by name, in a certified answer: found without a tape where that route can tell.
+  let by_keys = certified
+    .filter(|_| run == Run::Anywhere)
+    .and_then(|arrays| select_by_keys(text, query, arrays));
+  if let Some(spans) = by_keys {
+    let outcome = answer_matches(query_text, text, &spans, args, threshold_bytes);
+    return Some((outcome, Some(spans)));
+  }
   let (reach, names) = (reach::reach(query), reach::names(query));
   let tape = match certified {
     Some(arrays) => Tape::build_clean_naming(text, reach, &names, arrays)?,
@@ -465,8 +477,8 @@ fn answer_on_tape(
   };
   // Every match's span is kept for the next pages, read off the tape (slicing the text for each match would
   // load two more cache lines of it a match).
-  let spans = nodes.iter().map(|node| node.span()).collect();
-  let outcome = answer_matches(query_text, &nodes, args, threshold_bytes);
+  let spans: Vec<(u32, u32)> = nodes.iter().map(|node| node.span()).collect();
+  let outcome = answer_matches(query_text, text, &spans, args, threshold_bytes);
   Some((outcome, Some(spans)))
 }
 

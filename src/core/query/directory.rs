@@ -50,6 +50,9 @@ use crate::core::error::{CoreError, CoreResult};
 use inside::Entry;
 
 mod inside;
+mod keys;
+
+pub(crate) use keys::select_by_keys;
 
 const MAGIC: &[u8; 4] = b"RHMD";
 /// The directory encoding this engine writes and reads; any other is ignored (the tape answers).

@@ -132,11 +132,20 @@ impl<'a, N: Node<'a>> Evaluation<N> {
   }
 
   fn query(&mut self, query: &Query, current: N) -> CoreResult<Vec<N>> {
-    let mut nodes = vec![match query.kind {
+    let first = match query.kind {
       QueryKind::Root => self.root,
       QueryKind::Current => current,
-    }];
-    for segment in &query.segments {
+    };
+    self.select_from(vec![first], &query.segments)
+  }
+
+  /// `segments` applied in turn from `nodes`, as a query's segments are from its first node.
+  pub(crate) fn select_from(
+    &mut self,
+    mut nodes: Vec<N>,
+    segments: &[QuerySegment],
+  ) -> CoreResult<Vec<N>> {
+    for segment in segments {
       let mut next = Vec::new();
       if self.may_split
         && nodes.len() >= pieces::MIN_CANDIDATES
@@ -379,7 +388,7 @@ impl<'a, N: Node<'a>> Evaluation<N> {
 }
 
 /// The names a segment selects when it selects members by name only (`.a`, `['a','b']`), else `None`.
-fn member_names(segment: &Segment) -> Option<Vec<&str>> {
+pub(crate) fn member_names(segment: &Segment) -> Option<Vec<&str>> {
   match segment {
     Segment::DotName(name) => Some(vec![name.as_str()]),
     Segment::LongHand(selectors) => selectors

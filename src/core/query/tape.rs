@@ -29,7 +29,7 @@ use keys::{has_repeated_key, key_bit};
 mod keys;
 mod node;
 pub(crate) mod pass;
-mod split;
+pub(crate) mod split;
 
 pub(crate) use node::{atom_of_text, literal_facts_of_text, TapeNode};
 

@@ -78,7 +78,7 @@ fn skip_space(text: &[u8], mut at: usize) -> usize {
 }
 
 /// Just past the value that starts at byte `at`.
-fn value_end(text: &[u8], at: usize) -> Result<usize, ()> {
+pub(super) fn value_end(text: &[u8], at: usize) -> Result<usize, ()> {
   match text.get(at).ok_or(())? {
     b'"' => string_end(text, at),
     b'[' | b'{' => container_end(text, at),

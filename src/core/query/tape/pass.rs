@@ -15,8 +15,19 @@ use crate::core::query::MAX_QUERY_DEPTH;
 
 #[cfg(target_arch = "x86_64")]
 mod blocks;
+#[cfg(target_arch = "x86_64")]
+pub(crate) use blocks::containers_of_keys;
 #[cfg(test)]
 mod tests;
+
+/// The long array whose items [`containers_of_keys`] reads in pieces on two threads: its level (the root is level 0),
+/// where it closes, and the items that start pieces (after its first ones), increasing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ArrayCut {
+  pub depth: usize,
+  pub close: usize,
+  pub items: Vec<usize>,
+}
 
 /// Passing over a non-empty container: where the scan is, and what it found so far.
 #[derive(Debug, PartialEq, Eq)]

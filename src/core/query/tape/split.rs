@@ -10,6 +10,9 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+#[cfg(all(doc, target_arch = "x86_64"))]
+use super::pass::containers_of_keys;
+use super::pass::ArrayCut;
 use super::{Builder, Entry, Names, Open, Tape, UNRECORDED};
 use crate::core::query::index::LongArray;
 use crate::core::query::walk::Kind;
@@ -79,6 +82,21 @@ fn cuts_at(text: &[u8], array: &LongArray, items: &[u64]) -> Option<Cuts> {
     depth: array.depth,
     array: array_at,
     at,
+  })
+}
+
+/// Where to cut the longest long array of `text` (as the tape cuts it for a query that reads every level) for
+/// [`containers_of_keys`]; `None` when none is long enough.
+pub(crate) fn array_cut(text: &[u8], arrays: &[LongArray]) -> Option<ArrayCut> {
+  let cuts = choose_cuts(text, usize::MAX, arrays, MIN_SPLIT_BYTES)?;
+  let array = arrays
+    .iter()
+    .find(|array| array.start == cuts.array as u64)?;
+  let close = usize::try_from(array.end).ok()?.checked_sub(1)?;
+  (text.get(close) == Some(&b']')).then(|| ArrayCut {
+    depth: cuts.depth,
+    close,
+    items: cuts.at.iter().map(|&(_, item)| item).collect(),
   })
 }
 

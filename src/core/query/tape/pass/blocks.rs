@@ -8,7 +8,10 @@
 //! backslash is skipped after two compares. It counts what [`super::scan_bytewise`] counts; the tests hold it to
 //! that.
 
-use super::{close_if_empty, past_number, Scan};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::{close_if_empty, past_number, ArrayCut, Scan};
+use crate::core::query::MAX_QUERY_DEPTH;
 use safe_arch::*;
 
 const BLOCK: usize = 64;
@@ -175,22 +178,237 @@ pub(super) fn scan_blocks(bytes: &[u8], scan: &mut Scan, room: usize) -> Option<
       scan.top_commas += (commas & !below(counted_to)).count_ones();
     }
     scan.commas += u64::from((commas & limit).count_ones());
-    // Numbers serde_json may refuse: an exponent letter just after a digit, or a whole block of digits.
-    let digits = lanes.digits();
-    let mut exponents = lanes.folded_equal(b'e') & outside & limit & (digits << 1 | digit_carry);
-    digit_carry = digits >> 63;
-    while exponents != 0 {
-      check_number_around(bytes, base + exponents.trailing_zeros() as usize)?;
-      exponents &= exponents - 1;
-    }
-    if digits & outside == u64::MAX {
-      check_number_around(bytes, base)?;
-    }
+    check_block_numbers(bytes, base, &lanes, outside, limit, &mut digit_carry)?;
     if scan.depth == 0 {
       return Some(());
     }
     base += BLOCK;
   }
+}
+
+/// Where [`containers_of_keys`] places each key, and what it counts.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct PlacedKeys {
+  /// The start of the container each key lies in.
+  pub containers: Vec<u32>,
+  /// Just past each key's value where that is a container (found by the same pass), else 0.
+  pub container_ends: Vec<u32>,
+  /// The values in the text at any depth: its commas plus its non-empty containers, plus the root.
+  pub nodes: u64,
+}
+
+/// For a certified text (`bytes`, from its first byte) and `keys` (the opening quotes of member keys with where
+/// their values start, increasing, as the caller found them): where each key lies and its value ends, and the values
+/// in the text ([`PlacedKeys`]). `None` when nesting passes [`MAX_QUERY_DEPTH`], a number is one serde_json refuses,
+/// a key lies outside every container, or a string holds a `\u` escape (which might spell a key's name): what the
+/// caller leaves to the tape.
+///
+/// `cut`: the items of a long array (its level, its opening and closing brackets, and items that start pieces of it)
+/// read in pieces on two threads, as the tape's are; a key in a piece lies inside one of its items.
+pub(crate) fn containers_of_keys(
+  bytes: &[u8],
+  keys: &[(usize, usize)],
+  cut: Option<&ArrayCut>,
+) -> Option<PlacedKeys> {
+  let Some(cut) = cut else {
+    let whole = scan_keys(bytes, 0, 0, keys, Vec::new())?;
+    return whole.placed(keys.len(), [whole.pieces_part()]);
+  };
+  let first_key = |from: usize| keys.partition_point(|&(key, _)| key < from);
+  let bounds: Vec<(usize, usize)> = cut
+    .items
+    .iter()
+    .zip(cut.items.iter().skip(1).chain([&cut.close]))
+    .map(|(&from, &to)| (from, to))
+    .collect();
+  let next = AtomicUsize::new(0);
+  let claim = || {
+    let mut read = Vec::new();
+    while let Some(&(from, to)) = bounds.get(next.fetch_add(1, Ordering::Relaxed)) {
+      // The levels above a piece's items stand open, unknown to it: no key of a piece lies in one.
+      let above = vec![(UNKNOWN, NO_KEY); cut.depth + 1];
+      read.push(scan_keys(&bytes[..to], from, first_key(from), keys, above));
+    }
+    read
+  };
+  let (head, tail, mut pieces) = std::thread::scope(|scope| {
+    let helper = std::thread::Builder::new().spawn_scoped(scope, claim);
+    let head = scan_keys(&bytes[..cut.items[0]], 0, 0, keys, Vec::new());
+    let tail = head.as_ref().and_then(|head| {
+      scan_keys(
+        bytes,
+        cut.close,
+        first_key(cut.close),
+        keys,
+        head.open.clone(),
+      )
+    });
+    let mut pieces = claim();
+    if let Ok(helper) = helper {
+      pieces.extend(helper.join().unwrap_or_default());
+    }
+    (head, tail, pieces)
+  });
+  if pieces.len() != bounds.len() {
+    return None;
+  }
+  pieces.sort_unstable_by_key(|piece| piece.as_ref().map_or(0, |piece| piece.from));
+  let pieces: Vec<KeysScan> = pieces.into_iter().collect::<Option<_>>()?;
+  let (head, tail) = (head?, tail?);
+  let parts = [head.pieces_part()]
+    .into_iter()
+    .chain(pieces.iter().map(KeysScan::pieces_part))
+    .chain([tail.pieces_part()]);
+  head.placed(keys.len(), parts)
+}
+
+/// A container open around the scan whose start no piece knows (it opened before the piece).
+const UNKNOWN: u32 = u32::MAX;
+/// An open container that is no listed key's value.
+const NO_KEY: u32 = u32::MAX;
+
+/// What one scan of a range found: the containers of its keys (from key `first_key` on), the ends of the keys'
+/// values it closed, the values it counted, and the containers still open where it stopped.
+struct KeysScan {
+  from: usize,
+  first_key: usize,
+  containers: Vec<u32>,
+  ends: Vec<(u32, u32)>,
+  nodes: u64,
+  open: Vec<(u32, u32)>,
+}
+
+impl KeysScan {
+  fn pieces_part(&self) -> (usize, &[u32], &[(u32, u32)], u64) {
+    (self.first_key, &self.containers, &self.ends, self.nodes)
+  }
+
+  /// The parts of a read (this one first), joined in order; `None` when they do not place every key once, or a key
+  /// lies in a container its piece did not see open.
+  fn placed<'p>(
+    &self,
+    keys: usize,
+    parts: impl IntoIterator<Item = (usize, &'p [u32], &'p [(u32, u32)], u64)>,
+  ) -> Option<PlacedKeys> {
+    let mut placed = PlacedKeys {
+      containers: Vec::with_capacity(keys),
+      container_ends: vec![0; keys],
+      nodes: 1,
+    };
+    for (first_key, containers, ends, nodes) in parts {
+      if first_key != placed.containers.len() {
+        return None;
+      }
+      placed.containers.extend_from_slice(containers);
+      for &(key, end) in ends {
+        *placed.container_ends.get_mut(key as usize)? = end;
+      }
+      placed.nodes += nodes;
+    }
+    let whole = placed.containers.len() == keys && !placed.containers.contains(&UNKNOWN);
+    whole.then_some(placed)
+  }
+}
+
+/// The scan of `bytes` from `from` (a token boundary outside any string) to its end, with `open` standing open.
+fn scan_keys(
+  bytes: &[u8],
+  from: usize,
+  first_key: usize,
+  keys: &[(usize, usize)],
+  mut open: Vec<(u32, u32)>,
+) -> Option<KeysScan> {
+  let mut scan = KeysScan {
+    from,
+    first_key,
+    containers: Vec::new(),
+    ends: Vec::new(),
+    nodes: 0,
+    open: Vec::new(),
+  };
+  let (mut next_key, mut next_value) = (first_key, first_key);
+  let (mut inside_string, mut escape_carry, mut digit_carry) = (0u64, false, 0u64);
+  let mut base = from;
+  while base < bytes.len() {
+    let lanes = Lanes::load(&block_at(bytes, base)?);
+    let escaped = escaped_bytes(lanes.equal(b'\\'), &mut escape_carry);
+    if lanes.equal(b'u') & escaped != 0 {
+      return None;
+    }
+    let inside = prefix_xor(lanes.equal(b'"') & !escaped) ^ inside_string;
+    inside_string = ((inside as i64) >> 63) as u64;
+    let outside = !inside;
+    scan.nodes += u64::from((lanes.equal(b',') & outside).count_ones());
+    let opens = lanes.folded_equal(b'{') & outside;
+    let mut brackets = opens | lanes.folded_equal(b'}') & outside;
+    let end = (base + BLOCK).min(bytes.len());
+    loop {
+      let bracket = match brackets {
+        0 => end,
+        _ => base + brackets.trailing_zeros() as usize,
+      };
+      // The keys before the next bracket lie in the innermost open container.
+      while keys.get(next_key).is_some_and(|&(key, _)| key < bracket) {
+        scan.containers.push(open.last()?.0);
+        next_key += 1;
+      }
+      if brackets == 0 {
+        break;
+      }
+      if opens & (1 << (bracket - base)) != 0 {
+        if open.len() + 1 > MAX_QUERY_DEPTH {
+          return None;
+        }
+        while keys
+          .get(next_value)
+          .is_some_and(|&(_, value)| value < bracket)
+        {
+          next_value += 1;
+        }
+        let key = match keys.get(next_value) {
+          Some(&(_, value)) if value == bracket => next_value as u32,
+          _ => NO_KEY,
+        };
+        open.push((bracket as u32, key));
+        let mut inner = bracket + 1;
+        scan.nodes += u64::from(!close_if_empty(bytes, &mut inner));
+      } else {
+        let (_, key) = open.pop()?;
+        if key != NO_KEY {
+          scan.ends.push((key, bracket as u32 + 1));
+        }
+      }
+      brackets &= brackets - 1;
+    }
+    check_block_numbers(bytes, base, &lanes, outside, u64::MAX, &mut digit_carry)?;
+    base += BLOCK;
+  }
+  scan.open = open;
+  Some(scan)
+}
+
+/// Checks the numbers of the block at `base` serde_json may refuse: an exponent letter just after a digit (outside
+/// strings, below `limit`'s bits), or a whole block of digits. `digit_carry`: the last byte of the block before was
+/// a digit; set for the next block the same way.
+fn check_block_numbers(
+  bytes: &[u8],
+  base: usize,
+  lanes: &Lanes,
+  outside: u64,
+  limit: u64,
+  digit_carry: &mut u64,
+) -> Option<()> {
+  let digits = lanes.digits();
+  let mut exponents = lanes.folded_equal(b'e') & outside & limit & (digits << 1 | *digit_carry);
+  *digit_carry = digits >> 63;
+  while exponents != 0 {
+    check_number_around(bytes, base + exponents.trailing_zeros() as usize)?;
+    exponents &= exponents - 1;
+  }
+  if digits & outside == u64::MAX {
+    check_number_around(bytes, base)?;
+  }
+  Some(())
 }
 
 /// The 64 bytes at `base`, blanks past the end of the text; `None` past it.

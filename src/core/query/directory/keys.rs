@@ -1,0 +1,236 @@
+//! Descendants from the root by name without a tape (`$..tags[2]`): the keys so named are found with `memmem`, one
+//! pass over the text's brackets (64 bytes at a time, nothing recorded: `tape::pass::containers_of_keys`) tells the
+//! object each lies in, and the rest of the query runs on their values, read from the text as the directory route
+//! reads what its directory does not describe.
+//!
+//! In JSON text, a quote that no odd run of backslashes escapes opens or closes a string, and a closing quote is
+//! followed only by a blank, `,`, `:`, `]`, `}` or the end. So where `"tags"` appears with its first quote
+//! unescaped, that quote opens a string which holds exactly `tags`, and a colon after it (past blanks) makes it a
+//! key. That holds for a name that starts with none of those bytes and holds no quote, backslash, slash or control
+//! character (which only an escape can spell); an escape `\u` could spell any other, so a text holding `\u` is left
+//! to the tape, as is every case the checking pass refuses or reads differently (a key repeated in an object, deep
+//! nesting, a number serde_json refuses) and any query this route cannot evaluate as the tape does.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use memchr::memmem;
+use serde_json_path_core::spec::query::{Query, QueryKind};
+use serde_json_path_core::spec::segment::QuerySegmentKind;
+
+use super::inside::value_end;
+use super::{Directory, DirectoryNode, Place, View};
+use crate::core::query::eval::{member_names, Budget, Evaluation};
+use crate::core::query::index::LongArray;
+use crate::core::query::reach::{descends_by_name_only, refers_to_root};
+#[cfg(not(target_arch = "x86_64"))]
+use crate::core::query::tape::pass::ArrayCut;
+use crate::core::query::tape::split::array_cut;
+
+/// A key the query's first segment names: where its opening quote is, where its value starts, which name it is.
+#[derive(Debug, Clone, Copy)]
+struct Key {
+  quote: u32,
+  value: u32,
+  end: u32,
+  name: u32,
+}
+
+/// The spans of the nodes `query` selects from the root of `text` (a certified answer), in order, when it descends
+/// from the root by name first (`$..tags…`) and this route can tell; `None` leaves it to the tape.
+pub(crate) fn select_by_keys(
+  text: &str,
+  query: &Query,
+  arrays: &[LongArray],
+) -> Option<Vec<(u32, u32)>> {
+  let bytes = text.as_bytes();
+  let (names, order) = names_from_root(query)?;
+  u32::try_from(bytes.len()).ok()?;
+  if !names.iter().all(|name| plain_name(name)) {
+    return None;
+  }
+  let mut keys = keys_named(bytes, &names);
+  let places: Vec<(usize, usize)> = keys
+    .iter()
+    .map(|key| (key.quote as usize, key.value as usize))
+    .collect();
+  let placed = containers_of_keys(bytes, &places, array_cut(bytes, arrays).as_ref())?;
+  for (key, &end) in keys.iter_mut().zip(&placed.container_ends) {
+    key.end = match end {
+      0 => value_end(bytes, key.value as usize).ok()? as u32,
+      end => end,
+    };
+  }
+  let members = keys_in_object_order(&keys, &placed.containers)?;
+  let mut values = Vec::with_capacity(members.len());
+  for object in members.chunk_by(|a, b| a.0 == b.0) {
+    for &name in &order {
+      if let Some(&(_, key)) = object.iter().find(|(_, key)| key.name == name) {
+        values.push(Place::Value(key.value, key.end));
+      }
+    }
+  }
+  run_rest(bytes, query, values, placed.nodes)
+}
+
+/// The distinct names a query's first segment selects by, when it is a descendant segment from the root that
+/// selects by name only, and the rest of the query reads nothing from the root; and each name the segment lists,
+/// in its order, as an index into them.
+fn names_from_root(query: &Query) -> Option<(Vec<&str>, Vec<u32>)> {
+  let first = query.segments.first()?;
+  let fits = query.kind == QueryKind::Root
+    && first.kind == QuerySegmentKind::Descendant
+    && descends_by_name_only(query)
+    && !refers_to_root(&query.segments[1..]);
+  if !fits {
+    return None;
+  }
+  let listed = member_names(&first.segment)?;
+  let mut names: Vec<&str> = Vec::new();
+  let order = listed
+    .iter()
+    .map(|name| match names.iter().position(|known| known == name) {
+      Some(at) => at as u32,
+      None => {
+        names.push(name);
+        names.len() as u32 - 1
+      }
+    })
+    .collect();
+  Some((names, order))
+}
+
+/// Whether a key named `name` is found only where its text is `"name"` (see the module docs).
+fn plain_name(name: &str) -> bool {
+  let starts_plain = name.bytes().next().is_some_and(|first| {
+    !matches!(
+      first,
+      b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b']' | b'}'
+    )
+  });
+  starts_plain
+    && !name
+      .bytes()
+      .any(|byte| matches!(byte, b'"' | b'\\' | b'/' | 0..=0x1f))
+}
+
+/// Every key named one of `names` in `bytes`, in the text's order.
+fn keys_named(bytes: &[u8], names: &[&str]) -> Vec<Key> {
+  let mut keys = Vec::new();
+  for (index, name) in names.iter().enumerate() {
+    let needle = format!("\"{name}\"");
+    let found = memmem::find_iter(bytes, needle.as_bytes()).filter_map(|quote| {
+      let backslashes = bytes[..quote]
+        .iter()
+        .rev()
+        .take_while(|&&byte| byte == b'\\')
+        .count();
+      let colon = skip_blanks(bytes, quote + needle.len());
+      let is_key = backslashes % 2 == 0 && bytes.get(colon) == Some(&b':');
+      // The text's length fits in a `u32` (checked by the caller).
+      is_key.then(|| Key {
+        quote: quote as u32,
+        value: skip_blanks(bytes, colon + 1) as u32,
+        end: 0,
+        name: index as u32,
+      })
+    });
+    keys.extend(found);
+  }
+  if names.len() > 1 {
+    keys.sort_unstable_by_key(|key| key.quote);
+  }
+  keys
+}
+
+fn skip_blanks(bytes: &[u8], mut at: usize) -> usize {
+  while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+    at += 1;
+  }
+  at
+}
+
+/// The objects' keys, from the first found in the text's order: the order of the objects (pre-order, as a
+/// descendant segment visits them), a key read after the keys of an object nested in its own moved up past them (so
+/// each key passes over at most those nested deeper in its object). `None` when an object repeats a key.
+fn keys_in_object_order(keys: &[Key], objects: &[u32]) -> Option<Vec<(u32, Key)>> {
+  let mut ordered: Vec<(u32, Key)> = Vec::with_capacity(keys.len());
+  for (&key, &object) in keys.iter().zip(objects) {
+    ordered.push((object, key));
+    let mut at = ordered.len() - 1;
+    while at > 0 && ordered[at - 1].0 > object {
+      ordered[at] = ordered[at - 1];
+      at -= 1;
+    }
+    ordered[at] = (object, key);
+    let repeated = ordered[..at]
+      .iter()
+      .rev()
+      .take_while(|(before, _)| *before == object)
+      .any(|(_, before)| before.name == key.name);
+    if repeated {
+      return None;
+    }
+  }
+  Some(ordered)
+}
+
+#[cfg(target_arch = "x86_64")]
+use crate::core::query::tape::pass::containers_of_keys;
+
+/// Without SSE2 the pass is not written: the tape answers.
+#[cfg(not(target_arch = "x86_64"))]
+fn containers_of_keys(_: &[u8], _: &[(usize, usize)], _: Option<&ArrayCut>) -> Option<PlacedKeys> {
+  None
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+struct PlacedKeys {
+  containers: Vec<u32>,
+  container_ends: Vec<u32>,
+  nodes: u64,
+}
+
+/// The rest of `query` (past its first segment) from `values`, under the budget the tape would set (`nodes` values
+/// in the answer), the first segment charged as the tape's walk charges it: one unit for the root and two for each
+/// node under it.
+fn run_rest(
+  bytes: &[u8],
+  query: &Query,
+  values: Vec<Place>,
+  nodes: u64,
+) -> Option<Vec<(u32, u32)>> {
+  let directory = Directory {
+    start: 0,
+    len: bytes.len() as u64,
+    keys: Vec::new(),
+    items: Vec::new(),
+    member_bytes: 0,
+    bytes: Vec::new(),
+  };
+  let view = View {
+    text: bytes,
+    directory: &directory,
+    strayed: AtomicBool::new(false),
+    scanned: AtomicU64::new(0),
+    scan_limit: 8 * bytes.len() as u64 + (1 << 20),
+  };
+  let mut budget = Budget::for_nodes(nodes);
+  budget.spent = (2 * nodes).saturating_sub(1);
+  let first: Vec<DirectoryNode> = values
+    .into_iter()
+    .map(|place| DirectoryNode::at(&view, place))
+    .collect();
+  let root = DirectoryNode::at(&view, Place::Value(0, bytes.len() as u32));
+  // On this thread: the values' text is read by passes that count what they read in `view`, and two threads counting
+  // into it measured slower than one.
+  let matches = Evaluation::on_this_thread(root, budget)
+    .select_from(first, &query.segments[1..])
+    .ok()?;
+  if view.strayed.load(Ordering::Relaxed) {
+    return None;
+  }
+  Some(matches.iter().map(|node| node.span()).collect())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,192 @@
+//! The route by keys answers as the tape answers, or leaves the query to it.
+
+use super::*;
+use crate::core::query::eval::Budget;
+use crate::core::query::tape::Tape;
+use crate::core::query::tests::orders_text;
+use crate::jsonpath_spec::spec_query;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// The spans the tape selects for `path` on `text` (certified), and the values it counts.
+fn on_tape(text: &str, path: &str) -> (Vec<(u32, u32)>, u64) {
+  let query = serde_json_path::JsonPath::parse(path).expect("valid");
+  let tape = Tape::build_clean(text, None, &[]).expect("a tape");
+  let nodes = Evaluation::new(tape.root(), Budget::for_nodes(tape.nodes()))
+    .select(spec_query(&query))
+    .expect("runs");
+  (nodes.iter().map(|node| node.span()).collect(), tape.nodes())
+}
+
+fn by_keys(text: &str, path: &str) -> Option<Vec<(u32, u32)>> {
+  let query = serde_json_path::JsonPath::parse(path).expect("valid");
+  select_by_keys(text, spec_query(&query), &arrays_of(text))
+}
+
+/// The long arrays the path index of `text` records (so that the orders are read in pieces).
+fn arrays_of(text: &str) -> Vec<LongArray> {
+  use crate::core::query::index::{build_index, certified_arrays, IndexSettings};
+  build_index(text, IndexSettings::DEFAULT)
+    .and_then(|index| certified_arrays(&index, text.len()))
+    .unwrap_or_default()
+}
+
+const PATHS: [&str; 9] = [
+  "$..tags",
+  "$..tags[2]",
+  "$..['tags','a']",
+  "$..['a','tags','a']",
+  "$..a.tags",
+  "$..tags[*]",
+  "$..tags[?@ == 'odd']",
+  "$..a..tags",
+  "$..customer.name",
+];
+
+#[test]
+fn nested_and_interleaved_keys_are_selected_in_the_order_of_their_objects() {
+  let texts = [
+    r#"{"a":{"tags":[1,2,3],"b":{"tags":[4,5,6],"x":{"c":{"tags":[7]}}},"a":1},"tags":{"tags":[8,9,10]}}"#,
+    r#"[{"c":{"tags":[1,2,3]},"tags":[4,5,6]},{"a":{"a":{"tags":"s"},"tags":[0,0,"odd"]},"tags":[7,8,9]}]"#,
+    r#" { "x" : "\"tags\":[1,2,3]" , "tags" : [ "a" , "b" , "odd" ] , "y" : { "tags" :1 } } "#,
+    r#"{"s":"a\\","tags":[1,2,3],"t":"\\\"tags\":","u":["tags",{"tags":[]}]}"#,
+    r#"{"x\"tags":[1,2,3],"y\\\"tags" :{"tags":[4,5,6]},"z\\\\":{"tags":[7,8,9]}}"#,
+  ];
+  // Long enough to be read in pieces on two threads, with keys of the root before and after the orders.
+  let orders = orders_text(300 << 10);
+  let around = format!(
+    r#"{{"tags":[0,1,2],{},"tags2":1,"a":{{"tags":[3,4,5]}}}}"#,
+    &orders[1..orders.len() - 1]
+  );
+  for long in [&orders, &around] {
+    assert!(
+      array_cut(long.as_bytes(), &arrays_of(long)).is_some(),
+      "read in pieces"
+    );
+  }
+  for text in texts
+    .iter()
+    .map(|text| text.to_string())
+    .chain([orders, around])
+  {
+    for path in PATHS {
+      let found = by_keys(&text, path).unwrap_or_else(|| panic!("answered: {path} on {text:.80}"));
+      assert_eq!(found, on_tape(&text, path).0, "{path} on {text:.80}");
+    }
+  }
+}
+
+#[test]
+fn what_the_route_cannot_tell_is_left_to_the_tape() {
+  let plain = r#"{"a":{"tags":[1,2,3]}}"#;
+  assert!(by_keys(plain, "$..tags").is_some());
+  for (text, path) in [
+    (r#"{"a":{"t\u0061gs":[1,2,3]}}"#, "$..tags"),
+    (r#"{"a":{"tags":[1],"tags":[2]}}"#, "$..tags"),
+    (r#"{"a":{"tags":[1e400]}}"#, "$..tags"),
+    (plain, "$..*"),
+    (plain, "$.a..tags"),
+    (plain, "$..tags[?@ == $.a]"),
+    (plain, "$..tags[?@..*]"),
+    (plain, "$..['tags',0]"),
+    (plain, "$..['a/b']"),
+    (plain, "$..[' a']"),
+    (plain, "$..['a\"']"),
+    ("[1,2]", "$..['']"),
+  ] {
+    assert!(by_keys(text, path).is_none(), "{path} on {text}");
+  }
+  let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+  assert!(
+    by_keys(&deep, "$..tags").is_none(),
+    "nesting the checking pass refuses"
+  );
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_pass_places_keys_in_their_containers_and_counts_values_as_the_tape() {
+  use crate::core::query::tape::pass::containers_of_keys;
+  let text = r#"{"a":[1,{"k":2},[]],"k":{"k":"}{\"k\":"},"e":{}}"#;
+  // The keys `"k":` (not the one escaped inside a string); the second is the root's own.
+  let keys: Vec<usize> = text.match_indices("\"k\":").map(|(at, _)| at).collect();
+  assert_eq!(keys.len(), 3);
+  let places: Vec<(usize, usize)> = keys.iter().map(|&key| (key, key + 4)).collect();
+  let placed = containers_of_keys(text.as_bytes(), &places, None).expect("certified");
+  assert_eq!(placed.nodes, Tape::build(text).expect("a tape").nodes());
+  let ends: Vec<&str> = placed
+    .container_ends
+    .iter()
+    .map(|&end| &text[..end as usize])
+    .collect();
+  assert_eq!(
+    ends[1], r#"{"a":[1,{"k":2},[]],"k":{"k":"}{\"k\":"}"#,
+    "the value that is an object ends"
+  );
+  assert_eq!(placed.container_ends[0], 0, "a number is not a container");
+  let containers = placed.containers;
+  let opens: Vec<u32> = keys
+    .iter()
+    .map(|&key| text[..key].rfind('{').expect("an object") as u32)
+    .collect();
+  assert_eq!(containers, [opens[0], 0, opens[2]]);
+}
+
+/// Keys that spell `tags` and `a` or nearly, and strings that hold them with their quotes and colons.
+fn value() -> impl Strategy<Value = Value> {
+  let leaf = prop_oneof![
+    Just(Value::Null),
+    any::<i64>().prop_map(Value::from),
+    "(tags|a|\"tags\":|\\\\|x)[\"\\\\: ]{0,3}".prop_map(Value::String),
+  ];
+  leaf.prop_recursive(6, 120, 8, |inner| {
+    prop_oneof![
+      prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+      prop::collection::vec(("tags|a|b|ta|tags\"|x\"tags|\\\\tags|x\\\\", inner), 0..5)
+        .prop_map(|members| Value::Object(members.into_iter().collect())),
+    ]
+  })
+}
+
+proptest! {
+  #![proptest_config(ProptestConfig::with_cases(256))]
+
+  #[test]
+  fn answers_as_the_tape_wherever_it_answers(doc in value(), pretty in any::<bool>(), path in 0..PATHS.len()) {
+    let text = if pretty { serde_json::to_string_pretty(&doc) } else { serde_json::to_string(&doc) };
+    let text = text.expect("JSON");
+    if let Some(found) = by_keys(&text, PATHS[path]) {
+      prop_assert_eq!(found, on_tape(&text, PATHS[path]).0);
+    }
+    #[cfg(target_arch = "x86_64")]
+    if let Some(placed) = crate::core::query::tape::pass::containers_of_keys(text.as_bytes(), &[], None) {
+      prop_assert_eq!(placed.nodes, on_tape(&text, "$").1);
+    }
+  }
+}
+
+/// The route against the tape (on one thread) on 1 and 10 MB of orders, best of 20, for `$..tags[2]`. Run on a
+/// release build: `cargo test --release --target x86_64-unknown-linux-gnu --lib profile_keys_route -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore]
+fn profile_keys_route() {
+  for mb in [1usize, 10] {
+    let text = orders_text(mb << 20);
+    let query = serde_json_path::JsonPath::parse("$..tags[2]").expect("valid");
+    let arrays = arrays_of(&text);
+    for _ in 0..3 {
+      let (mut best, mut tape_best) = (f64::MAX, f64::MAX);
+      for _ in 0..20 {
+        let started = std::time::Instant::now();
+        let found = select_by_keys(&text, spec_query(&query), &arrays).expect("answered");
+        best = best.min(started.elapsed().as_secs_f64() * 1e3);
+        std::hint::black_box(found);
+        let started = std::time::Instant::now();
+        std::hint::black_box(on_tape(&text, "$..tags[2]"));
+        tape_best = tape_best.min(started.elapsed().as_secs_f64() * 1e3);
+      }
+      eprintln!("{mb} MB: keys {best:.3} ms, tape (one thread) {tape_best:.3} ms");
+    }
+  }
+}
