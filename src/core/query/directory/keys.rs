@@ -8,16 +8,22 @@
 //! unescaped, that quote opens a string which holds exactly `tags`, and a colon after it (past blanks) makes it a
 //! key. That holds for a name that starts with none of those bytes and holds no quote, backslash, slash or control
 //! character (which only an escape can spell); an escape `\u` could spell any other, so a text holding `\u` is left
-//! to the tape, as is every case the checking pass refuses or reads differently (a key repeated in an object, deep
-//! nesting, a number serde_json refuses) and any query this route cannot evaluate as the tape does.
+//! to the tape, as is every case the checking pass refuses or reads differently (a named key repeated in an object,
+//! deep nesting, a number serde_json refuses) and any query this route cannot evaluate as the tape does.
+//!
+//! A key repeated in an object hides its first value from `JSON.parse` (the last value takes the first place): the
+//! pass checks that each member holding a selected key is the only one with its key in its object (or the tape
+//! answers), and a selected key repeated in its object goes to the tape. Kept answers never repeat a key
+//! (`JSON.stringify` output or a text's canonical form); the check costs a search of each such object.
 
+use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use memchr::memmem;
 use serde_json_path_core::spec::query::{Query, QueryKind};
 use serde_json_path_core::spec::segment::QuerySegmentKind;
 
-use super::inside::value_end;
+use super::inside::{each_entry, value_end};
 use super::{Directory, DirectoryNode, Place, View};
 use crate::core::query::eval::{member_names, Budget, Evaluation};
 use crate::core::query::index::LongArray;
@@ -54,6 +60,11 @@ pub(crate) fn select_by_keys(
     .map(|key| (key.quote as usize, key.value as usize))
     .collect();
   let placed = containers_of_keys(bytes, &places, array_cut(bytes, arrays).as_ref())?;
+  for (object, value) in &placed.suspects {
+    if !only_member_with_its_key(bytes, object.clone(), *value)? {
+      return None;
+    }
+  }
   for (key, &end) in keys.iter_mut().zip(&placed.container_ends) {
     key.end = match end {
       0 => value_end(bytes, key.value as usize).ok()? as u32,
@@ -188,6 +199,24 @@ struct PlacedKeys {
   containers: Vec<u32>,
   container_ends: Vec<u32>,
   nodes: u64,
+  suspects: Vec<(Range<u32>, u32)>,
+}
+
+/// Whether the member whose value starts at `value` is the only one with its key among the own members of the
+/// object spanning `object`; `None` when they cannot be read as the tape reads them (a key with an escape).
+fn only_member_with_its_key(bytes: &[u8], object: Range<u32>, value: u32) -> Option<bool> {
+  let mut members = Vec::new();
+  let listed = each_entry(bytes, (object.start, object.end), |member| {
+    members.push(member);
+    ControlFlow::Continue(())
+  });
+  listed.ok()?;
+  let key_text = |(start, end): (u32, u32)| &bytes[start as usize..end as usize];
+  let key = key_text(members.iter().find(|member| member.start == value)?.key?);
+  let same = members
+    .iter()
+    .filter(|member| member.key.is_some_and(|other| key_text(other) == key));
+  Some(same.count() == 1)
 }
 
 /// The rest of `query` (past its first segment) from `values`, under the budget the tape would set (`nodes` values

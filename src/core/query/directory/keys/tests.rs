@@ -50,7 +50,7 @@ fn nested_and_interleaved_keys_are_selected_in_the_order_of_their_objects() {
     r#"[{"c":{"tags":[1,2,3]},"tags":[4,5,6]},{"a":{"a":{"tags":"s"},"tags":[0,0,"odd"]},"tags":[7,8,9]}]"#,
     r#" { "x" : "\"tags\":[1,2,3]" , "tags" : [ "a" , "b" , "odd" ] , "y" : { "tags" :1 } } "#,
     r#"{"s":"a\\","tags":[1,2,3],"t":"\\\"tags\":","u":["tags",{"tags":[]}]}"#,
-    r#"{"x\"tags":[1,2,3],"y\\\"tags" :{"tags":[4,5,6]},"z\\\\":{"tags":[7,8,9]}}"#,
+    r#"{"x\"tags":[1,2,3],"y":{"s\\\"tags" :1,"tags":[4,5,6]},"z":{"t\\\\":"\\","tags":[7,8,9]}}"#,
   ];
   // Long enough to be read in pieces on two threads, with keys of the root before and after the orders.
   let orders = orders_text(300 << 10);
@@ -80,9 +80,22 @@ fn nested_and_interleaved_keys_are_selected_in_the_order_of_their_objects() {
 fn what_the_route_cannot_tell_is_left_to_the_tape() {
   let plain = r#"{"a":{"tags":[1,2,3]}}"#;
   assert!(by_keys(plain, "$..tags").is_some());
+  let repeated_elsewhere = r#"{"a":{"tags":[1]},"b":1,"b":2,"c":{"c":{"tags":[2]}}}"#;
+  assert!(
+    by_keys(repeated_elsewhere, "$..tags").is_some(),
+    "a repeat that holds no selected key, or a key repeated at another level, changes nothing"
+  );
   for (text, path) in [
     (r#"{"a":{"t\u0061gs":[1,2,3]}}"#, "$..tags"),
     (r#"{"a":{"tags":[1],"tags":[2]}}"#, "$..tags"),
+    // A repeated key hides the first value (or moves the last to the first place), as `JSON.parse` reads it.
+    (
+      r#"{"a":{"tags":[1]},"b":{"tags":[4]},"a":{"x":{"tags":[7]}}}"#,
+      "$..tags",
+    ),
+    (r#"{"a":5,"b":{"tags":[4]},"a":{"tags":[1]}}"#, "$..tags"),
+    (r#"[{"c":{"d":{"tags":[1]}},"c":2}]"#, "$..tags"),
+    (r#"{"a\"b":{"tags":[1]}}"#, "$..tags"),
     (r#"{"a":{"tags":[1e400]}}"#, "$..tags"),
     (plain, "$..*"),
     (plain, "$.a..tags"),
@@ -101,6 +114,37 @@ fn what_the_route_cannot_tell_is_left_to_the_tape() {
     by_keys(&deep, "$..tags").is_none(),
     "nesting the checking pass refuses"
   );
+}
+
+/// What the route relies on: a kept answer repeats no key. A text that does is kept in its canonical form (as
+/// `JSON.stringify(JSON.parse(text))` prints it), which the route reads as `JSON.parse` reads the text.
+#[test]
+fn kept_texts_repeat_no_key_and_read_as_json_parse_reads_the_text() {
+  for text in [
+    r#"{"a":{"tags":[1,2,3]},"b":{"tags":[4,5,6]},"a":{"x":{"tags":[7,8,9]}}}"#,
+    r#"{"a":5,"b":{"tags":[4,5,6]},"a":{"tags":[1,2,3]},"c":[{"tags":[0,0,1],"tags":[0,0,2]}]}"#,
+  ] {
+    let kept = crate::core::fold::canonical_json(text).expect("JSON");
+    let parsed: Value = serde_json::from_str(text).expect("JSON");
+    for path in ["$..tags[2]", "$..tags", "$..['a','tags']"] {
+      let found = by_keys(&kept, path).expect("answered");
+      let texts: Vec<Value> = found
+        .iter()
+        .map(|&(start, end)| {
+          serde_json::from_str(&kept[start as usize..end as usize]).expect("JSON")
+        })
+        .collect();
+      let expected = serde_json_path::JsonPath::parse(path)
+        .expect("valid")
+        .query(&parsed)
+        .all();
+      assert_eq!(
+        texts.iter().collect::<Vec<_>>(),
+        expected,
+        "{path} on {text}"
+      );
+    }
+  }
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -10,6 +10,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use memchr::memmem;
+
 use super::{close_if_empty, past_number, ArrayCut, Scan};
 use crate::core::query::MAX_QUERY_DEPTH;
 use safe_arch::*;
@@ -195,6 +197,9 @@ pub(crate) struct PlacedKeys {
   pub container_ends: Vec<u32>,
   /// The values in the text at any depth: its commas plus its non-empty containers, plus the root.
   pub nodes: u64,
+  /// Objects (their spans) in which the key of a member holding a key (its value's start) was found more than once,
+  /// at any depth: the caller counts the object's own members with it.
+  pub suspects: Vec<(std::ops::Range<u32>, u32)>,
 }
 
 /// For a certified text (`bytes`, from its first byte) and `keys` (the opening quotes of member keys with where
@@ -211,8 +216,8 @@ pub(crate) fn containers_of_keys(
   cut: Option<&ArrayCut>,
 ) -> Option<PlacedKeys> {
   let Some(cut) = cut else {
-    let whole = scan_keys(bytes, 0, 0, keys, Vec::new())?;
-    return whole.placed(keys.len(), [whole.pieces_part()]);
+    let whole = scan_keys(bytes, 0, 0, keys, Vec::new(), Vec::new())?;
+    return joined(keys.len(), &[&whole]);
   };
   let first_key = |from: usize| keys.partition_point(|&(key, _)| key < from);
   let bounds: Vec<(usize, usize)> = cut
@@ -226,22 +231,27 @@ pub(crate) fn containers_of_keys(
     let mut read = Vec::new();
     while let Some(&(from, to)) = bounds.get(next.fetch_add(1, Ordering::Relaxed)) {
       // The levels above a piece's items stand open, unknown to it: no key of a piece lies in one.
-      let above = vec![(UNKNOWN, NO_KEY); cut.depth + 1];
-      read.push(scan_keys(&bytes[..to], from, first_key(from), keys, above));
+      let above = vec![Open::above(); cut.depth + 1];
+      read.push(scan_keys(
+        &bytes[..to],
+        from,
+        first_key(from),
+        keys,
+        above,
+        Vec::new(),
+      ));
     }
     read
   };
   let (head, tail, mut pieces) = std::thread::scope(|scope| {
     let helper = std::thread::Builder::new().spawn_scoped(scope, claim);
-    let head = scan_keys(&bytes[..cut.items[0]], 0, 0, keys, Vec::new());
+    let head = scan_keys(&bytes[..cut.items[0]], 0, 0, keys, Vec::new(), Vec::new());
     let tail = head.as_ref().and_then(|head| {
-      scan_keys(
-        bytes,
-        cut.close,
-        first_key(cut.close),
-        keys,
-        head.open.clone(),
-      )
+      // The pieces may have found keys in the array's items: it is taken to hold some.
+      let mut open = head.open.clone();
+      open.last_mut()?.holds = true;
+      let checks = head.checks.clone();
+      scan_keys(bytes, cut.close, first_key(cut.close), keys, open, checks)
     });
     let mut pieces = claim();
     if let Ok(helper) = helper {
@@ -255,11 +265,8 @@ pub(crate) fn containers_of_keys(
   pieces.sort_unstable_by_key(|piece| piece.as_ref().map_or(0, |piece| piece.from));
   let pieces: Vec<KeysScan> = pieces.into_iter().collect::<Option<_>>()?;
   let (head, tail) = (head?, tail?);
-  let parts = [head.pieces_part()]
-    .into_iter()
-    .chain(pieces.iter().map(KeysScan::pieces_part))
-    .chain([tail.pieces_part()]);
-  head.placed(keys.len(), parts)
+  let parts: Vec<&KeysScan> = [&head].into_iter().chain(&pieces).chain([&tail]).collect();
+  joined(keys.len(), &parts)
 }
 
 /// A container open around the scan whose start no piece knows (it opened before the piece).
@@ -267,56 +274,79 @@ const UNKNOWN: u32 = u32::MAX;
 /// An open container that is no listed key's value.
 const NO_KEY: u32 = u32::MAX;
 
+/// A container open around the scan: where it starts, the listed key it is the value of, and whether a listed key
+/// lies in it (at any depth).
+#[derive(Debug, Clone, Copy)]
+struct Open {
+  start: u32,
+  key: u32,
+  holds: bool,
+}
+
+impl Open {
+  /// A level above a piece's items.
+  fn above() -> Open {
+    Open {
+      start: UNKNOWN,
+      key: NO_KEY,
+      holds: false,
+    }
+  }
+}
+
 /// What one scan of a range found: the containers of its keys (from key `first_key` on), the ends of the keys'
-/// values it closed, the values it counted, and the containers still open where it stopped.
+/// values it closed, the values it counted, the containers still open where it stopped, and the members to check
+/// when their objects close (see [`scan_keys`]).
 struct KeysScan {
   from: usize,
   first_key: usize,
   containers: Vec<u32>,
   ends: Vec<(u32, u32)>,
   nodes: u64,
-  open: Vec<(u32, u32)>,
+  open: Vec<Open>,
+  checks: Vec<(u32, u32)>,
+  /// Objects where a checked member's key was found again, with where the member's value starts.
+  suspects: Vec<(std::ops::Range<u32>, u32)>,
 }
 
-impl KeysScan {
-  fn pieces_part(&self) -> (usize, &[u32], &[(u32, u32)], u64) {
-    (self.first_key, &self.containers, &self.ends, self.nodes)
-  }
-
-  /// The parts of a read (this one first), joined in order; `None` when they do not place every key once, or a key
-  /// lies in a container its piece did not see open.
-  fn placed<'p>(
-    &self,
-    keys: usize,
-    parts: impl IntoIterator<Item = (usize, &'p [u32], &'p [(u32, u32)], u64)>,
-  ) -> Option<PlacedKeys> {
-    let mut placed = PlacedKeys {
-      containers: Vec::with_capacity(keys),
-      container_ends: vec![0; keys],
-      nodes: 1,
-    };
-    for (first_key, containers, ends, nodes) in parts {
-      if first_key != placed.containers.len() {
-        return None;
-      }
-      placed.containers.extend_from_slice(containers);
-      for &(key, end) in ends {
-        *placed.container_ends.get_mut(key as usize)? = end;
-      }
-      placed.nodes += nodes;
+/// The scans of a read, joined in order; `None` when they do not place every key once, or a key lies in a container
+/// its piece did not see open.
+fn joined(keys: usize, parts: &[&KeysScan]) -> Option<PlacedKeys> {
+  let mut placed = PlacedKeys {
+    containers: Vec::with_capacity(keys),
+    container_ends: vec![0; keys],
+    nodes: 1,
+    suspects: Vec::new(),
+  };
+  for part in parts {
+    if part.first_key != placed.containers.len() {
+      return None;
     }
-    let whole = placed.containers.len() == keys && !placed.containers.contains(&UNKNOWN);
-    whole.then_some(placed)
+    placed.containers.extend_from_slice(&part.containers);
+    for &(key, end) in &part.ends {
+      *placed.container_ends.get_mut(key as usize)? = end;
+    }
+    placed.nodes += part.nodes;
+    placed.suspects.extend(part.suspects.iter().cloned());
   }
+  let whole = placed.containers.len() == keys && !placed.containers.contains(&UNKNOWN);
+  whole.then_some(placed)
 }
 
-/// The scan of `bytes` from `from` (a token boundary outside any string) to its end, with `open` standing open.
+/// The scan of `bytes` from `from` (a token boundary outside any string) to its end, with `open` standing open and
+/// `checks` pending.
+///
+/// A member of an object whose value holds a listed key must be its object's only member with that key: `JSON.parse`
+/// keeps a repeated key's last value at its first place, which would hide the value or move it. Such a member is
+/// checked when its object closes ([`key_found_once`]): `checks` holds the level of the object and where the member's
+/// value starts.
 fn scan_keys(
   bytes: &[u8],
   from: usize,
   first_key: usize,
   keys: &[(usize, usize)],
-  mut open: Vec<(u32, u32)>,
+  mut open: Vec<Open>,
+  mut checks: Vec<(u32, u32)>,
 ) -> Option<KeysScan> {
   let mut scan = KeysScan {
     from,
@@ -325,9 +355,12 @@ fn scan_keys(
     ends: Vec::new(),
     nodes: 0,
     open: Vec::new(),
+    checks: Vec::new(),
+    suspects: Vec::new(),
   };
   let (mut next_key, mut next_value) = (first_key, first_key);
   let (mut inside_string, mut escape_carry, mut digit_carry) = (0u64, false, 0u64);
+  let mut finders = Vec::new();
   let mut base = from;
   while base < bytes.len() {
     let lanes = Lanes::load(&block_at(bytes, base)?);
@@ -349,7 +382,9 @@ fn scan_keys(
       };
       // The keys before the next bracket lie in the innermost open container.
       while keys.get(next_key).is_some_and(|&(key, _)| key < bracket) {
-        scan.containers.push(open.last()?.0);
+        let container = open.last_mut()?;
+        container.holds = true;
+        scan.containers.push(container.start);
         next_key += 1;
       }
       if brackets == 0 {
@@ -369,13 +404,32 @@ fn scan_keys(
           Some(&(_, value)) if value == bracket => next_value as u32,
           _ => NO_KEY,
         };
-        open.push((bracket as u32, key));
+        open.push(Open {
+          start: bracket as u32,
+          key,
+          holds: false,
+        });
         let mut inner = bracket + 1;
         scan.nodes += u64::from(!close_if_empty(bytes, &mut inner));
       } else {
-        let (_, key) = open.pop()?;
-        if key != NO_KEY {
-          scan.ends.push((key, bracket as u32 + 1));
+        let closed = open.pop()?;
+        if closed.key != NO_KEY {
+          scan.ends.push((closed.key, bracket as u32 + 1));
+        }
+        let level = open.len() as u32;
+        while checks.last().is_some_and(|&(object, _)| object == level) {
+          let (_, value) = checks.pop()?;
+          let object = closed.start..bracket as u32 + 1;
+          let span = object.start as usize..object.end as usize;
+          if !key_found_once(bytes, value as usize, span, &mut finders)? {
+            scan.suspects.push((object, value));
+          }
+        }
+        if let Some(parent) = open.last_mut().filter(|_| closed.holds) {
+          parent.holds = true;
+          if parent.start != UNKNOWN && bytes.get(parent.start as usize) == Some(&b'{') {
+            checks.push((level - 1, closed.start));
+          }
         }
       }
       brackets &= brackets - 1;
@@ -384,12 +438,66 @@ fn scan_keys(
     base += BLOCK;
   }
   scan.open = open;
+  scan.checks = checks;
   Some(scan)
+}
+
+/// Whether the key of the member whose value starts at `value` is found as a key nowhere else in the object spanning
+/// `object`, at any depth (one search; where it is found again, the caller counts the object's own members); `None`
+/// when the key holds an escape.
+fn key_found_once(
+  bytes: &[u8],
+  value: usize,
+  object: std::ops::Range<usize>,
+  finders: &mut Vec<memmem::Finder<'static>>,
+) -> Option<bool> {
+  let back_over_blanks = |mut at: usize| {
+    while at > 0 && matches!(bytes[at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+      at -= 1;
+    }
+    at
+  };
+  let colon = back_over_blanks(value).checked_sub(1)?;
+  let close = back_over_blanks(colon).checked_sub(1)?;
+  if bytes[colon] != b':' || bytes[close] != b'"' {
+    return None;
+  }
+  // With no escape in the key, the quote before its closing one opens it.
+  let open = bytes[..close].iter().rposition(|&byte| byte == b'"')?;
+  if bytes[open..close].contains(&b'\\')
+    || open
+      .checked_sub(1)
+      .is_some_and(|before| bytes[before] == b'\\')
+  {
+    return None;
+  }
+  let needle = &bytes[open..=close];
+  let is_key = |at: usize| {
+    let mut after = at + needle.len();
+    while matches!(bytes.get(after), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+      after += 1;
+    }
+    bytes.get(after) == Some(&b':') && (at == 0 || bytes[at - 1] != b'\\')
+  };
+  // The same few keys are checked in object after object: each one's searcher is built once.
+  let finder = match finders.iter().position(|finder| finder.needle() == needle) {
+    Some(at) => &finders[at],
+    None => {
+      finders.push(memmem::Finder::new(needle).into_owned());
+      finders.last()?
+    }
+  };
+  let start = object.start;
+  let mut found = finder
+    .find_iter(&bytes[object])
+    .filter(|&at| is_key(start + at));
+  Some(found.next().is_some() && found.next().is_none())
 }
 
 /// Checks the numbers of the block at `base` serde_json may refuse: an exponent letter just after a digit (outside
 /// strings, below `limit`'s bits), or a whole block of digits. `digit_carry`: the last byte of the block before was
 /// a digit; set for the next block the same way.
+#[inline(always)]
 fn check_block_numbers(
   bytes: &[u8],
   base: usize,
