@@ -60,6 +60,11 @@ pub(crate) fn select_by_keys(
     .map(|key| (key.quote as usize, key.value as usize))
     .collect();
   let placed = containers_of_keys(bytes, &places, array_cut(bytes, arrays).as_ref())?;
+  // Counting an object's members passes over it: past four times the text, the tape reads it instead.
+  let counted: usize = placed.suspects.iter().map(|(object, _)| object.len()).sum();
+  if counted > 4 * bytes.len() + (1 << 20) {
+    return None;
+  }
   for (object, value) in &placed.suspects {
     if !only_member_with_its_key(bytes, object.clone(), *value)? {
       return None;

@@ -116,6 +116,21 @@ fn what_the_route_cannot_tell_is_left_to_the_tape() {
   );
 }
 
+/// Members that hold a selected key, nested in each other, each get their object searched: past four times the text,
+/// the route leaves the query to the tape.
+#[test]
+fn a_deep_nest_of_members_holding_keys_is_left_to_the_tape() {
+  let nest = |depth: usize| {
+    let inner = format!(r#"{{"tags":[1,2,3],"pad":"{}"}}"#, "x".repeat(20_000));
+    (0..depth).fold(inner, |inside, level| format!(r#"{{"k{level}":{inside}}}"#))
+  };
+  assert_eq!(
+    by_keys(&nest(10), "$..tags[2]"),
+    Some(on_tape(&nest(10), "$..tags[2]").0)
+  );
+  assert_eq!(by_keys(&nest(100), "$..tags[2]"), None);
+}
+
 /// What the route relies on: a kept answer repeats no key. A text that does is kept in its canonical form (as
 /// `JSON.stringify(JSON.parse(text))` prints it), which the route reads as `JSON.parse` reads the text.
 #[test]

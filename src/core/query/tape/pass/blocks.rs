@@ -361,6 +361,10 @@ fn scan_keys(
   let (mut next_key, mut next_value) = (first_key, first_key);
   let (mut inside_string, mut escape_carry, mut digit_carry) = (0u64, false, 0u64);
   let mut finders = Vec::new();
+  // Each check searches an object, and the objects of nested members that hold keys nest too: past four times the
+  // text, a deep nest of them is left to the tape (which reads it once).
+  let mut searched = 0usize;
+  let search_limit = 4 * bytes.len() + (1 << 20);
   let mut base = from;
   while base < bytes.len() {
     let lanes = Lanes::load(&block_at(bytes, base)?);
@@ -421,6 +425,10 @@ fn scan_keys(
           let (_, value) = checks.pop()?;
           let object = closed.start..bracket as u32 + 1;
           let span = object.start as usize..object.end as usize;
+          searched += span.len();
+          if searched > search_limit {
+            return None;
+          }
           if !key_found_once(bytes, value as usize, span, &mut finders)? {
             scan.suspects.push((object, value));
           }
