@@ -238,6 +238,18 @@ struct Member {
 }
 
 impl Directory {
+  /// The directory of a text of `len` bytes that describes none of it: every value is read from the text.
+  fn without_items(len: usize) -> Directory {
+    Directory {
+      start: 0,
+      len: len as u64,
+      keys: Vec::new(),
+      items: Vec::new(),
+      member_bytes: 0,
+      bytes: Vec::new(),
+    }
+  }
+
   /// Reads a directory's header and lists its items, checked (every item inside the array and after the one before
   /// it, its members' bytes inside the directory); `None` for anything else, which the caller ignores. Members are
   /// checked as they are read.
@@ -379,6 +391,25 @@ struct View<'d> {
   /// is passed over each time the evaluator lists its children, so a deep nest costs its depth times its length.
   scanned: AtomicU64,
   scan_limit: u64,
+}
+
+impl<'d> View<'d> {
+  /// `text` read through `directory`, nothing passed over yet: a value may be passed over again and again up to 8
+  /// times the text's length, plus 1 MiB.
+  fn new(text: &'d [u8], directory: &'d Directory) -> View<'d> {
+    View {
+      text,
+      directory,
+      strayed: AtomicBool::new(false),
+      scanned: AtomicU64::new(0),
+      scan_limit: 8 * text.len() as u64 + (1 << 20),
+    }
+  }
+
+  /// Whether the evaluation may be answered: it asked for nothing this route cannot read.
+  fn kept_to_the_route(&self) -> bool {
+    !self.strayed.load(Ordering::Relaxed)
+  }
 }
 
 #[derive(Clone, Copy)]
@@ -713,13 +744,7 @@ pub(crate) fn run_directory_query(
     return None;
   }
   let offset = u32::try_from(directory.start).ok()?;
-  let view = View {
-    text: array,
-    directory,
-    strayed: AtomicBool::new(false),
-    scanned: AtomicU64::new(0),
-    scan_limit: 8 * array.len() as u64 + (1 << 20),
-  };
+  let view = View::new(array, directory);
   let root = DirectoryNode::at(&view, Place::Array);
   // The directory counts fewer values than the array holds: a budget this route spends is left to the tape's, which
   // counts them all. A member takes eleven bytes at most (its key's number, a gap and a length of five bytes each).
@@ -727,7 +752,7 @@ pub(crate) fn run_directory_query(
   let matches = Evaluation::new(root, Budget::for_nodes(nodes as u64))
     .select(&rest)
     .ok()?;
-  if view.strayed.load(Ordering::Relaxed) {
+  if !view.kept_to_the_route() {
     return None;
   }
   let spans = matches

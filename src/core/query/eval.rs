@@ -222,8 +222,12 @@ impl<'a, N: Node<'a>> Evaluation<N> {
     const RUN: u64 = 1024;
     let mut owed = 0;
     for (i, (next, left_out)) in nodes.enumerate() {
-      owed += if i > 0 || !from_start { 2 } else { 1 };
-      owed += 2 * left_out;
+      owed += if i > 0 || !from_start {
+        NAMED_WALK_PER_NODE
+      } else {
+        NAMED_WALK_START
+      };
+      owed += NAMED_WALK_PER_NODE * left_out;
       if next.kind() == Kind::Object {
         for name in names {
           out.extend(next.member(name));
@@ -385,6 +389,17 @@ impl<'a, N: Node<'a>> Evaluation<N> {
       Comparable::FunctionExpr(_) => Err(None),
     })
   }
+}
+
+/// What a descendant segment that selects by name charges for the node it starts from, and for each node under it
+/// (as a child listed, and as looked into).
+const NAMED_WALK_START: u64 = 1;
+const NAMED_WALK_PER_NODE: u64 = 2;
+
+/// What a descendant segment that selects by name charges for walking a subtree of `nodes` nodes from its root, as
+/// [`Evaluation::descendant_members`] charges it.
+pub(crate) fn named_walk_cost(nodes: u64) -> u64 {
+  NAMED_WALK_START + NAMED_WALK_PER_NODE * nodes.saturating_sub(1)
 }
 
 /// The names a segment selects when it selects members by name only (`.a`, `['a','b']`), else `None`.

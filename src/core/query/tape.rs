@@ -54,16 +54,7 @@ struct Entry {
 impl Entry {
   /// The member's key between its quotes, escapes still in it (the entry must be an object member).
   fn key(self, bytes: &[u8]) -> &[u8] {
-    let blank = |at: usize| matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r'));
-    // From the value back over blanks, the colon and blanks to the key's closing quote.
-    let mut end = (self.start as usize).saturating_sub(1);
-    while end > 0 && blank(end) {
-      end -= 1;
-    }
-    end = end.saturating_sub(1);
-    while end > 0 && blank(end) {
-      end -= 1;
-    }
+    let end = pass::key_closing_quote(bytes, self.start as usize).unwrap_or_default();
     bytes.get(self.key_start as usize..end).unwrap_or_default()
   }
 }

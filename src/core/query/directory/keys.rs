@@ -17,7 +17,6 @@
 //! (`JSON.stringify` output or a text's canonical form); the check costs a search of each such object.
 
 use std::ops::{ControlFlow, Range};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use memchr::memmem;
 use serde_json_path_core::spec::query::{Query, QueryKind};
@@ -25,11 +24,10 @@ use serde_json_path_core::spec::segment::QuerySegmentKind;
 
 use super::inside::{each_entry, value_end};
 use super::{Directory, DirectoryNode, Place, View};
-use crate::core::query::eval::{member_names, Budget, Evaluation};
+use crate::core::query::eval::{member_names, named_walk_cost, Budget, Evaluation};
 use crate::core::query::index::LongArray;
 use crate::core::query::reach::{descends_by_name_only, refers_to_root};
-#[cfg(not(target_arch = "x86_64"))]
-use crate::core::query::tape::pass::ArrayCut;
+use crate::core::query::tape::pass::{containers_of_keys, reread_limit, value_after_key};
 use crate::core::query::tape::split::array_cut;
 
 /// A key the query's first segment names: where its opening quote is, where its value starts, which name it is.
@@ -62,7 +60,7 @@ pub(crate) fn select_by_keys(
   let placed = containers_of_keys(bytes, &places, array_cut(bytes, arrays).as_ref())?;
   // Counting an object's members passes over it: past four times the text, the tape reads it instead.
   let counted: usize = placed.suspects.iter().map(|(object, _)| object.len()).sum();
-  if counted > 4 * bytes.len() + (1 << 20) {
+  if counted > reread_limit(bytes.len()) {
     return None;
   }
   for (object, value) in &placed.suspects {
@@ -135,17 +133,10 @@ fn keys_named(bytes: &[u8], names: &[&str]) -> Vec<Key> {
   for (index, name) in names.iter().enumerate() {
     let needle = format!("\"{name}\"");
     let found = memmem::find_iter(bytes, needle.as_bytes()).filter_map(|quote| {
-      let backslashes = bytes[..quote]
-        .iter()
-        .rev()
-        .take_while(|&&byte| byte == b'\\')
-        .count();
-      let colon = skip_blanks(bytes, quote + needle.len());
-      let is_key = backslashes % 2 == 0 && bytes.get(colon) == Some(&b':');
       // The text's length fits in a `u32` (checked by the caller).
-      is_key.then(|| Key {
+      value_after_key(bytes, quote, needle.len()).map(|value| Key {
         quote: quote as u32,
-        value: skip_blanks(bytes, colon + 1) as u32,
+        value: value as u32,
         end: 0,
         name: index as u32,
       })
@@ -156,13 +147,6 @@ fn keys_named(bytes: &[u8], names: &[&str]) -> Vec<Key> {
     keys.sort_unstable_by_key(|key| key.quote);
   }
   keys
-}
-
-fn skip_blanks(bytes: &[u8], mut at: usize) -> usize {
-  while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-    at += 1;
-  }
-  at
 }
 
 /// The objects' keys, from the first found in the text's order: the order of the objects (pre-order, as a
@@ -188,23 +172,6 @@ fn keys_in_object_order(keys: &[Key], objects: &[u32]) -> Option<Vec<(u32, Key)>
     }
   }
   Some(ordered)
-}
-
-#[cfg(target_arch = "x86_64")]
-use crate::core::query::tape::pass::containers_of_keys;
-
-/// Without SSE2 the pass is not written: the tape answers.
-#[cfg(not(target_arch = "x86_64"))]
-fn containers_of_keys(_: &[u8], _: &[(usize, usize)], _: Option<&ArrayCut>) -> Option<PlacedKeys> {
-  None
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-struct PlacedKeys {
-  containers: Vec<u32>,
-  container_ends: Vec<u32>,
-  nodes: u64,
-  suspects: Vec<(Range<u32>, u32)>,
 }
 
 /// Whether the member whose value starts at `value` is the only one with its key among the own members of the
@@ -233,23 +200,10 @@ fn run_rest(
   values: Vec<Place>,
   nodes: u64,
 ) -> Option<Vec<(u32, u32)>> {
-  let directory = Directory {
-    start: 0,
-    len: bytes.len() as u64,
-    keys: Vec::new(),
-    items: Vec::new(),
-    member_bytes: 0,
-    bytes: Vec::new(),
-  };
-  let view = View {
-    text: bytes,
-    directory: &directory,
-    strayed: AtomicBool::new(false),
-    scanned: AtomicU64::new(0),
-    scan_limit: 8 * bytes.len() as u64 + (1 << 20),
-  };
+  let directory = Directory::without_items(bytes.len());
+  let view = View::new(bytes, &directory);
   let mut budget = Budget::for_nodes(nodes);
-  budget.spent = (2 * nodes).saturating_sub(1);
+  budget.spent = named_walk_cost(nodes);
   let first: Vec<DirectoryNode> = values
     .into_iter()
     .map(|place| DirectoryNode::at(&view, place))
@@ -260,10 +214,9 @@ fn run_rest(
   let matches = Evaluation::on_this_thread(root, budget)
     .select_from(first, &query.segments[1..])
     .ok()?;
-  if view.strayed.load(Ordering::Relaxed) {
-    return None;
-  }
-  Some(matches.iter().map(|node| node.span()).collect())
+  view
+    .kept_to_the_route()
+    .then(|| matches.iter().map(|node| node.span()).collect())
 }
 
 #[cfg(test)]

@@ -29,6 +29,72 @@ pub(crate) struct ArrayCut {
   pub items: Vec<usize>,
 }
 
+/// Where [`containers_of_keys`] places each key, and what it counts.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct PlacedKeys {
+  /// The start of the container each key lies in.
+  pub containers: Vec<u32>,
+  /// Just past each key's value where that is a container (found by the same pass), else 0.
+  pub container_ends: Vec<u32>,
+  /// The values in the text at any depth: its commas plus its non-empty containers, plus the root.
+  pub nodes: u64,
+  /// Objects (their spans) in which the key of a member holding a key (its value's start) was found more than once,
+  /// at any depth: the caller counts the object's own members with it.
+  pub suspects: Vec<(std::ops::Range<u32>, u32)>,
+}
+
+/// Without SSE2 the pass that places keys is not written: the caller leaves the query to the tape.
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) fn containers_of_keys(
+  _: &[u8],
+  _: &[(usize, usize)],
+  _: Option<&ArrayCut>,
+) -> Option<PlacedKeys> {
+  None
+}
+
+/// Where the value starts when the quoted string of `quoted_len` bytes (quotes included) at `quote` is a member's
+/// key: its opening quote escaped by no backslash (in JSON text, one that is escapes nothing outside a string) and
+/// a colon after it, past blanks. The caller knows the bytes between the quotes spell the key (no quote or
+/// backslash among them).
+pub(crate) fn value_after_key(bytes: &[u8], quote: usize, quoted_len: usize) -> Option<usize> {
+  let backslashes = bytes[..quote]
+    .iter()
+    .rev()
+    .take_while(|&&byte| byte == b'\\')
+    .count();
+  let colon = skip_blanks(bytes, quote + quoted_len);
+  (backslashes % 2 == 0 && bytes.get(colon) == Some(&b':')).then(|| skip_blanks(bytes, colon + 1))
+}
+
+/// Where the closing quote of a member's key is, from where its value starts (back over blanks, the colon and
+/// blanks); `None` when no colon and quote stand there.
+pub(crate) fn key_closing_quote(bytes: &[u8], value: usize) -> Option<usize> {
+  let back_over_blanks = |mut at: usize| {
+    while at > 0 && matches!(bytes[at - 1], b' ' | b'\t' | b'\n' | b'\r') {
+      at -= 1;
+    }
+    at
+  };
+  let colon = back_over_blanks(value).checked_sub(1)?;
+  let quote = back_over_blanks(colon).checked_sub(1)?;
+  (bytes[colon] == b':' && bytes[quote] == b'"').then_some(quote)
+}
+
+/// The first byte at or after `at` that is not a JSON blank.
+pub(crate) fn skip_blanks(bytes: &[u8], mut at: usize) -> usize {
+  while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+    at += 1;
+  }
+  at
+}
+
+/// How many bytes a route that reads values from a text of `len` bytes may pass over again, searching or listing
+/// (nests make it read the same bytes once a level): past it, the tape, which reads the text once, answers.
+pub(crate) fn reread_limit(len: usize) -> usize {
+  4 * len + (1 << 20)
+}
+
 /// Passing over a non-empty container: where the scan is, and what it found so far.
 #[derive(Debug, PartialEq, Eq)]
 struct Scan {

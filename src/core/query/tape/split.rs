@@ -10,8 +10,6 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-#[cfg(all(doc, target_arch = "x86_64"))]
-use super::pass::containers_of_keys;
 use super::pass::ArrayCut;
 use super::{Builder, Entry, Names, Open, Tape, UNRECORDED};
 use crate::core::query::index::LongArray;
@@ -86,7 +84,7 @@ fn cuts_at(text: &[u8], array: &LongArray, items: &[u64]) -> Option<Cuts> {
 }
 
 /// Where to cut the longest long array of `text` (as the tape cuts it for a query that reads every level) for
-/// [`containers_of_keys`]; `None` when none is long enough.
+/// [`containers_of_keys`](super::pass::containers_of_keys); `None` when none is long enough.
 pub(crate) fn array_cut(text: &[u8], arrays: &[LongArray]) -> Option<ArrayCut> {
   let cuts = choose_cuts(text, usize::MAX, arrays, MIN_SPLIT_BYTES)?;
   let array = arrays

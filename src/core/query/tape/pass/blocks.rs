@@ -12,7 +12,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use memchr::memmem;
 
-use super::{close_if_empty, past_number, ArrayCut, Scan};
+use super::{
+  close_if_empty, key_closing_quote, past_number, reread_limit, value_after_key, ArrayCut,
+  PlacedKeys, Scan,
+};
 use crate::core::query::MAX_QUERY_DEPTH;
 use safe_arch::*;
 
@@ -119,6 +122,15 @@ fn prefix_xor(mut bits: u64) -> u64 {
   bits
 }
 
+/// The bytes of a block outside strings, from its quotes and the bytes escaped in it. `inside_string`: all ones
+/// when the block before ended inside a string; set for the next block the same way.
+#[inline(always)]
+fn outside_strings(quotes: u64, escaped: u64, inside_string: &mut u64) -> u64 {
+  let inside = prefix_xor(quotes & !escaped) ^ *inside_string;
+  *inside_string = ((inside as i64) >> 63) as u64;
+  !inside
+}
+
 /// Bits below bit `at` (`at` ≤ 64).
 fn below(at: u32) -> u64 {
   1u64.checked_shl(at).map_or(u64::MAX, |bit| bit - 1)
@@ -141,9 +153,7 @@ pub(super) fn scan_blocks(bytes: &[u8], scan: &mut Scan, room: usize) -> Option<
       continue;
     }
     let escaped = escaped_bytes(backslashes, &mut escape_carry);
-    let inside = prefix_xor(quotes & !escaped) ^ inside_string;
-    inside_string = ((inside as i64) >> 63) as u64;
-    let outside = !inside;
+    let outside = outside_strings(quotes, escaped, &mut inside_string);
     let commas = lanes.equal(b',') & outside;
     let opens = lanes.folded_equal(b'{') & outside;
     let mut brackets = opens | lanes.folded_equal(b'}') & outside;
@@ -186,20 +196,6 @@ pub(super) fn scan_blocks(bytes: &[u8], scan: &mut Scan, room: usize) -> Option<
     }
     base += BLOCK;
   }
-}
-
-/// Where [`containers_of_keys`] places each key, and what it counts.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct PlacedKeys {
-  /// The start of the container each key lies in.
-  pub containers: Vec<u32>,
-  /// Just past each key's value where that is a container (found by the same pass), else 0.
-  pub container_ends: Vec<u32>,
-  /// The values in the text at any depth: its commas plus its non-empty containers, plus the root.
-  pub nodes: u64,
-  /// Objects (their spans) in which the key of a member holding a key (its value's start) was found more than once,
-  /// at any depth: the caller counts the object's own members with it.
-  pub suspects: Vec<(std::ops::Range<u32>, u32)>,
 }
 
 /// For a certified text (`bytes`, from its first byte) and `keys` (the opening quotes of member keys with where
@@ -364,7 +360,7 @@ fn scan_keys(
   // Each check searches an object, and the objects of nested members that hold keys nest too: past four times the
   // text, a deep nest of them is left to the tape (which reads it once).
   let mut searched = 0usize;
-  let search_limit = 4 * bytes.len() + (1 << 20);
+  let search_limit = reread_limit(bytes.len());
   let mut base = from;
   while base < bytes.len() {
     let lanes = Lanes::load(&block_at(bytes, base)?);
@@ -372,9 +368,7 @@ fn scan_keys(
     if lanes.equal(b'u') & escaped != 0 {
       return None;
     }
-    let inside = prefix_xor(lanes.equal(b'"') & !escaped) ^ inside_string;
-    inside_string = ((inside as i64) >> 63) as u64;
-    let outside = !inside;
+    let outside = outside_strings(lanes.equal(b'"'), escaped, &mut inside_string);
     scan.nodes += u64::from((lanes.equal(b',') & outside).count_ones());
     let opens = lanes.folded_equal(b'{') & outside;
     let mut brackets = opens | lanes.folded_equal(b'}') & outside;
@@ -459,17 +453,7 @@ fn key_found_once(
   object: std::ops::Range<usize>,
   finders: &mut Vec<memmem::Finder<'static>>,
 ) -> Option<bool> {
-  let back_over_blanks = |mut at: usize| {
-    while at > 0 && matches!(bytes[at - 1], b' ' | b'\t' | b'\n' | b'\r') {
-      at -= 1;
-    }
-    at
-  };
-  let colon = back_over_blanks(value).checked_sub(1)?;
-  let close = back_over_blanks(colon).checked_sub(1)?;
-  if bytes[colon] != b':' || bytes[close] != b'"' {
-    return None;
-  }
+  let close = key_closing_quote(bytes, value)?;
   // With no escape in the key, the quote before its closing one opens it.
   let open = bytes[..close].iter().rposition(|&byte| byte == b'"')?;
   if bytes[open..close].contains(&b'\\')
@@ -480,13 +464,6 @@ fn key_found_once(
     return None;
   }
   let needle = &bytes[open..=close];
-  let is_key = |at: usize| {
-    let mut after = at + needle.len();
-    while matches!(bytes.get(after), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-      after += 1;
-    }
-    bytes.get(after) == Some(&b':') && (at == 0 || bytes[at - 1] != b'\\')
-  };
   // The same few keys are checked in object after object: each one's searcher is built once.
   let finder = match finders.iter().position(|finder| finder.needle() == needle) {
     Some(at) => &finders[at],
@@ -498,7 +475,7 @@ fn key_found_once(
   let start = object.start;
   let mut found = finder
     .find_iter(&bytes[object])
-    .filter(|&at| is_key(start + at));
+    .filter(|&at| value_after_key(bytes, start + at, needle.len()).is_some());
   Some(found.next().is_some() && found.next().is_none())
 }
 
