@@ -32,7 +32,7 @@ mod walk;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use serde_json_path_core::spec::query::{Query, QueryKind};
-use serde_json_path_core::spec::segment::{QuerySegmentKind, Segment};
+use serde_json_path_core::spec::segment::{QuerySegment, QuerySegmentKind, Segment};
 use serde_json_path_core::spec::selector::Selector;
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
@@ -361,23 +361,23 @@ pub(crate) fn child_steps(query: &serde_json_path::JsonPath) -> Vec<Step> {
   if reach::refers_to_root(segments) {
     return Vec::new();
   }
-  segments
-    .iter()
-    .map_while(|segment| {
-      if segment.kind != QuerySegmentKind::Child {
-        return None;
-      }
-      match &segment.segment {
-        Segment::DotName(name) => Some(Step::Key(name.clone())),
-        Segment::LongHand(selectors) => match selectors.as_slice() {
-          [Selector::Name(name)] => Some(Step::Key(name.as_str().to_owned())),
-          [Selector::Index(at)] => Some(Step::Index(eval::integer(at.0))),
-          _ => None,
-        },
-        Segment::Wildcard => None,
-      }
-    })
-    .collect()
+  segments.iter().map_while(child_step).collect()
+}
+
+/// The step a segment is when it names one child (`.a`, `['a']`, `[3]`), as a singular path's step.
+pub(crate) fn child_step(segment: &QuerySegment) -> Option<Step> {
+  if segment.kind != QuerySegmentKind::Child {
+    return None;
+  }
+  match &segment.segment {
+    Segment::DotName(name) => Some(Step::Key(name.clone())),
+    Segment::LongHand(selectors) => match selectors.as_slice() {
+      [Selector::Name(name)] => Some(Step::Key(name.as_str().to_owned())),
+      [Selector::Index(at)] => Some(Step::Index(eval::integer(at.0))),
+      _ => None,
+    },
+    Segment::Wildcard => None,
+  }
 }
 
 /// [`run_query_keeping_spans`] on a fragment of a certified answer (`fragment`, its text, starting at byte

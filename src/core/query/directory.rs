@@ -394,15 +394,14 @@ struct View<'d> {
 }
 
 impl<'d> View<'d> {
-  /// `text` read through `directory`, nothing passed over yet: a value may be passed over again and again up to 8
-  /// times the text's length, plus 1 MiB.
+  /// `text` read through `directory`, nothing passed over yet (up to [`scan_limit`]).
   fn new(text: &'d [u8], directory: &'d Directory) -> View<'d> {
     View {
       text,
       directory,
       strayed: AtomicBool::new(false),
       scanned: AtomicU64::new(0),
-      scan_limit: 8 * text.len() as u64 + (1 << 20),
+      scan_limit: scan_limit(text.len()),
     }
   }
 
@@ -410,6 +409,13 @@ impl<'d> View<'d> {
   fn kept_to_the_route(&self) -> bool {
     !self.strayed.load(Ordering::Relaxed)
   }
+}
+
+/// Bytes a route may pass over to list the children of values read from a text of `len` bytes: a value is passed
+/// over each time its children are listed, so a deep nest costs its depth times its length; 8 times the text, plus
+/// 1 MiB.
+fn scan_limit(len: usize) -> u64 {
+  8 * len as u64 + (1 << 20)
 }
 
 #[derive(Clone, Copy)]

@@ -15,6 +15,9 @@
 //! pass checks that each member holding a selected key is the only one with its key in its object (or the tape
 //! answers), and a selected key repeated in its object goes to the tape. Kept answers never repeat a key
 //! (`JSON.stringify` output or a text's canonical form); the check costs a search of each such object.
+//!
+//! A rest of steps that each name one child (`[2]`, `.name`) is followed from the values directly in the text; any
+//! other rest is evaluated on them as the directory route evaluates, through [`DirectoryNode`].
 
 use std::ops::{ControlFlow, Range};
 
@@ -22,10 +25,12 @@ use memchr::memmem;
 use serde_json_path_core::spec::query::{Query, QueryKind};
 use serde_json_path_core::spec::segment::QuerySegmentKind;
 
-use super::inside::{each_entry, value_end};
-use super::{Directory, DirectoryNode, Place, View};
+use super::inside::{each_entry, value_end, Entry};
+use super::{scan_limit, Directory, DirectoryNode, Place, View};
+use crate::core::query::child_step;
 use crate::core::query::eval::{member_names, named_walk_cost, Budget, Evaluation};
 use crate::core::query::index::LongArray;
+use crate::core::query::path::Step;
 use crate::core::query::reach::{descends_by_name_only, refers_to_root};
 use crate::core::query::tape::pass::{containers_of_keys, reread_limit, value_after_key};
 use crate::core::query::tape::split::array_cut;
@@ -79,7 +84,7 @@ pub(crate) fn select_by_keys(
   for object in members.chunk_by(|a, b| a.0 == b.0) {
     for &name in &order {
       if let Some(&(_, key)) = object.iter().find(|(_, key)| key.name == name) {
-        values.push(Place::Value(key.value, key.end));
+        values.push((key.value, key.end));
       }
     }
   }
@@ -197,16 +202,20 @@ fn only_member_with_its_key(bytes: &[u8], object: Range<u32>, value: u32) -> Opt
 fn run_rest(
   bytes: &[u8],
   query: &Query,
-  values: Vec<Place>,
+  values: Vec<(u32, u32)>,
   nodes: u64,
 ) -> Option<Vec<(u32, u32)>> {
-  let directory = Directory::without_items(bytes.len());
-  let view = View::new(bytes, &directory);
   let mut budget = Budget::for_nodes(nodes);
   budget.spent = named_walk_cost(nodes);
+  let steps: Option<Vec<Step>> = query.segments[1..].iter().map(child_step).collect();
+  if let Some(steps) = steps {
+    return follow_child_steps(bytes, &steps, values, budget);
+  }
+  let directory = Directory::without_items(bytes.len());
+  let view = View::new(bytes, &directory);
   let first: Vec<DirectoryNode> = values
     .into_iter()
-    .map(|place| DirectoryNode::at(&view, place))
+    .map(|(start, end)| DirectoryNode::at(&view, Place::Value(start, end)))
     .collect();
   let root = DirectoryNode::at(&view, Place::Value(0, bytes.len() as u32));
   // On this thread: the values' text is read by passes that count what they read in `view`, and two threads counting
@@ -217,6 +226,120 @@ fn run_rest(
   view
     .kept_to_the_route()
     .then(|| matches.iter().map(|node| node.span()).collect())
+}
+
+/// The rest of a query whose steps each name one child (`$..tags[2]`, `$..customer.name`), followed from the values
+/// at `spans` as the evaluator follows them through [`DirectoryNode`] (the same reading of the text, the same charge
+/// of one unit a node each step applies to, the same limit on passing over values), without building its nodes.
+/// `None` where the evaluator would fail or the route give up: the budget spent, a key with an escape, a key
+/// repeated in an object, passing over too much.
+fn follow_child_steps(
+  bytes: &[u8],
+  steps: &[Step],
+  mut spans: Vec<(u32, u32)>,
+  mut budget: Budget,
+) -> Option<Vec<(u32, u32)>> {
+  let mut passing = Passing {
+    bytes,
+    passed_over: 0,
+    limit: scan_limit(bytes.len()),
+  };
+  for step in steps {
+    budget.spent = budget.spent.saturating_add(spans.len() as u64);
+    if budget.spent > budget.limit {
+      return None;
+    }
+    let mut kept = 0;
+    for at in 0..spans.len() {
+      let child = match step {
+        Step::Key(name) => passing.member(spans[at], name)?,
+        Step::Index(index) => passing.item(spans[at], *index)?,
+        Step::Member { .. } => return None,
+      };
+      if let Some(child) = child {
+        spans[kept] = child;
+        kept += 1;
+      }
+    }
+    spans.truncate(kept);
+  }
+  Some(spans)
+}
+
+/// Values read from the text to find a child, and the bytes passed over so far against their limit.
+struct Passing<'t> {
+  bytes: &'t [u8],
+  passed_over: u64,
+  limit: u64,
+}
+
+impl Passing<'_> {
+  /// Calls `each` on the children of the container at `span`; `None` when they cannot be read so or passing over
+  /// them passes the limit.
+  fn each_entry(
+    &mut self,
+    span: (u32, u32),
+    each: impl FnMut(Entry) -> ControlFlow<()>,
+  ) -> Option<()> {
+    if self.passed_over > self.limit {
+      return None;
+    }
+    self.passed_over += u64::from(span.1 - span.0);
+    each_entry(self.bytes, span, each).ok()
+  }
+
+  /// The member named `name` of the value at `span` when it is an object (`Some(None)` when it has none or is no
+  /// object); `None` when its members cannot be read or repeat the key.
+  fn member(&mut self, span: (u32, u32), name: &str) -> Option<Option<(u32, u32)>> {
+    if self.bytes.get(span.0 as usize) != Some(&b'{') {
+      return Some(None);
+    }
+    let bytes = self.bytes;
+    let (mut found, mut repeated) = (None, false);
+    self.each_entry(span, |entry| {
+      if entry
+        .key
+        .is_some_and(|(s, e)| &bytes[s as usize..e as usize] == name.as_bytes())
+      {
+        repeated |= found.is_some();
+        found = Some((entry.start, entry.end));
+      }
+      ControlFlow::Continue(())
+    })?;
+    (!repeated).then_some(found)
+  }
+
+  /// The item at `index` (from the end when negative) of the value at `span` when it is an array (`Some(None)` when
+  /// it has none or is no array); `None` when its items cannot be read.
+  fn item(&mut self, span: (u32, u32), index: i64) -> Option<Option<(u32, u32)>> {
+    if self.bytes.get(span.0 as usize) != Some(&b'[') {
+      return Some(None);
+    }
+    let wanted = match usize::try_from(index) {
+      Ok(wanted) => Some(wanted),
+      Err(_) => {
+        let mut length = 0usize;
+        self.each_entry(span, |_| {
+          length += 1;
+          ControlFlow::Continue(())
+        })?;
+        length.checked_sub(index.unsigned_abs() as usize)
+      }
+    };
+    let Some(wanted) = wanted else {
+      return Some(None);
+    };
+    let (mut found, mut at) = (None, 0);
+    self.each_entry(span, |entry| {
+      if at == wanted {
+        found = Some((entry.start, entry.end));
+        return ControlFlow::Break(());
+      }
+      at += 1;
+      ControlFlow::Continue(())
+    })?;
+    Some(found)
+  }
 }
 
 #[cfg(test)]

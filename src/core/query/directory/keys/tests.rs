@@ -31,9 +31,12 @@ fn arrays_of(text: &str) -> Vec<LongArray> {
     .unwrap_or_default()
 }
 
-const PATHS: [&str; 9] = [
+const PATHS: [&str; 12] = [
   "$..tags",
   "$..tags[2]",
+  "$..tags[-1]",
+  "$..tags[0][1]",
+  "$..a['tags'][-3]",
   "$..['tags','a']",
   "$..['a','tags','a']",
   "$..a.tags",
@@ -97,6 +100,8 @@ fn what_the_route_cannot_tell_is_left_to_the_tape() {
     (r#"[{"c":{"d":{"tags":[1]}},"c":2}]"#, "$..tags"),
     (r#"{"a\"b":{"tags":[1]}}"#, "$..tags"),
     (r#"{"a":{"tags":[1e400]}}"#, "$..tags"),
+    (r#"{"a":{"b":1,"b":2}}"#, "$..a.b"),
+    (r#"{"a":{"b\"":1,"b":2}}"#, "$..a.b"),
     (plain, "$..*"),
     (plain, "$.a..tags"),
     (plain, "$..tags[?@ == $.a]"),
@@ -113,6 +118,42 @@ fn what_the_route_cannot_tell_is_left_to_the_tape() {
   assert!(
     by_keys(&deep, "$..tags").is_none(),
     "nesting the checking pass refuses"
+  );
+}
+
+/// A rest of steps that each name one child is charged as the evaluator charges it (one unit a node a step applies
+/// to, beyond the first segment's walk): with one unit less, the route gives up.
+#[test]
+fn steps_that_name_one_child_are_charged_as_the_evaluator_charges_them() {
+  let text = r#"{"a":{"tags":[[1,2],[3]],"b":{"c":[]}},"tags":[[4,5,6]],"x":{"tags":"s"}}"#;
+  let path = "$..tags[0][1]";
+  let query = serde_json_path::JsonPath::parse(path).expect("valid");
+  let tape = Tape::build_clean(text, None, &[]).expect("a tape");
+  let mut evaluation = Evaluation::new(tape.root(), Budget::for_nodes(tape.nodes()));
+  evaluation.select(spec_query(&query)).expect("runs");
+  // Three values named `tags`, then two arrays the second step applies to.
+  let charged = named_walk_cost(tape.nodes()) + 3 + 2;
+  assert_eq!(evaluation.budget.spent, charged);
+  // In the order the descendant segment visits them: the root's own first.
+  let values = [r#"[[4,5,6]]"#, r#"[[1,2],[3]]"#, r#""s""#].map(|value| {
+    let start = text.find(value).expect("there") as u32;
+    (start, start + value.len() as u32)
+  });
+  let steps = [Step::Index(0), Step::Index(1)];
+  let budget = |limit| Budget {
+    limit,
+    spent: named_walk_cost(tape.nodes()),
+  };
+  let found = follow_child_steps(text.as_bytes(), &steps, values.to_vec(), budget(charged));
+  assert_eq!(found, Some(on_tape(text, path).0));
+  assert_eq!(
+    follow_child_steps(
+      text.as_bytes(),
+      &steps,
+      values.to_vec(),
+      budget(charged - 1)
+    ),
+    None
   );
 }
 
