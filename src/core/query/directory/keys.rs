@@ -7,9 +7,10 @@
 //! followed only by a blank, `,`, `:`, `]`, `}` or the end. So where `"tags"` appears with its first quote
 //! unescaped, that quote opens a string which holds exactly `tags`, and a colon after it (past blanks) makes it a
 //! key. That holds for a name that starts with none of those bytes and holds no quote, backslash, slash or control
-//! character (which only an escape can spell); an escape `\u` could spell any other, so a text holding `\u` is left
-//! to the tape, as is every case the checking pass refuses or reads differently (a named key repeated in an object,
-//! deep nesting, a number serde_json refuses) and any query this route cannot evaluate as the tape does.
+//! character (which only an escape can spell); an escape `\u` could spell any other, and `\/` the slash of a key
+//! the repeat check below compares as written, so a text holding either is left to the tape, as is every case the
+//! checking pass refuses or reads differently (a named key repeated in an object, deep nesting, a number
+//! serde_json refuses) and any query this route cannot evaluate as the tape does.
 //!
 //! A key repeated in an object hides its first value from `JSON.parse` (the last value takes the first place): the
 //! pass checks that each member holding a selected key is the only one with its key in its object (or the tape

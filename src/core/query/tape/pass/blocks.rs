@@ -201,8 +201,8 @@ pub(super) fn scan_blocks(bytes: &[u8], scan: &mut Scan, room: usize) -> Option<
 /// For a certified text (`bytes`, from its first byte) and `keys` (the opening quotes of member keys with where
 /// their values start, increasing, as the caller found them): where each key lies and its value ends, and the values
 /// in the text ([`PlacedKeys`]). `None` when nesting passes [`MAX_QUERY_DEPTH`], a number is one serde_json refuses,
-/// a key lies outside every container, or a string holds a `\u` escape (which might spell a key's name): what the
-/// caller leaves to the tape.
+/// a key lies outside every container, or a string holds a `\u` or `\/` escape (which might spell a key's name):
+/// what the caller leaves to the tape.
 ///
 /// `cut`: the items of a long array (its level, its opening and closing brackets, and items that start pieces of it)
 /// read in pieces on two threads, as the tape's are; a key in a piece lies inside one of its items.
@@ -365,7 +365,8 @@ fn scan_keys(
   while base < bytes.len() {
     let lanes = Lanes::load(&block_at(bytes, base)?);
     let escaped = escaped_bytes(lanes.equal(b'\\'), &mut escape_carry);
-    if lanes.equal(b'u') & escaped != 0 {
+    // `\u` may spell any key's name, `\/` a name with a slash: keys are compared as written.
+    if escaped != 0 && (lanes.equal(b'u') | lanes.equal(b'/')) & escaped != 0 {
       return None;
     }
     let outside = outside_strings(lanes.equal(b'"'), escaped, &mut inside_string);
