@@ -219,6 +219,19 @@ impl SealedAnswer {
   }
 }
 
+/// An answer's record as the store gave it, with the keys that open it.
+pub struct UnopenedAnswer {
+  keys: RecordKeys,
+  record: Vec<u8>,
+}
+
+impl UnopenedAnswer {
+  /// The answer, decrypted on this thread; `None` when the record does not open (as [`HandleStore::read`]).
+  pub fn open(self) -> Option<Vec<u8>> {
+    seal::open_in_place(&self.keys, self.record).ok()
+  }
+}
+
 // ─── the store ──────────────────────────────────────────────────────────────
 
 /// Sealed answers in one backend, under one namespace and TTL.
@@ -485,6 +498,19 @@ impl HandleStore {
   pub async fn read(&self, handle: &str, owner: &Owner) -> CoreResult<Option<Vec<u8>>> {
     let named = self.keys(handle, owner)?;
     self.read_and_open(named).await
+  }
+
+  /// The answer's record as read, not yet opened (see [`UnopenedAnswer::open`]), for a caller that decrypts it on
+  /// the thread that goes on to use it (a hop between threads less than [`HandleStore::read`]); `None` when missing
+  /// or expired.
+  pub async fn read_unopened(
+    &self,
+    handle: &str,
+    owner: &Owner,
+  ) -> CoreResult<Option<UnopenedAnswer>> {
+    let (keys, key) = self.keys(handle, owner)?;
+    let record = bounded(self.backend.get(key)).await?;
+    Ok(record.map(|record| UnopenedAnswer { keys, record }))
   }
 
   /// Answer bytes `[start, end)` (clamped), reading and decrypting only the chunks that cover them; `None` as for

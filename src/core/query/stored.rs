@@ -100,21 +100,25 @@ pub async fn query_stored(
       }
     }
   }
-  let answer = store
-    .read(&args.handle, owner)
+  let unopened = store
+    .read_unopened(&args.handle, owner)
     .await?
     .ok_or_else(handle_not_found)?;
-  // An index that cannot be read only costs the shortcut.
-  let certified = index
-    .ok()
-    .flatten()
-    .and_then(|index| certified_arrays(&index, answer.len()));
   // Querying the whole answer is the costly part: one at a time per owner (taken after the read, so a slow store
   // does not make an owner's queries wait on each other's I/O).
   let _turn = store.query_turns().take(owner).await?;
   let limit = window(&args, DEFAULT_LIST_LIMIT).1;
   let handle = args.handle.clone();
+  // Opened where it is queried: one hop between threads for both.
   let (outcome, spans) = off_the_workers(move || {
+    let Some(answer) = unopened.open() else {
+      return (Err(handle_not_found()), None);
+    };
+    // An index that cannot be read only costs the shortcut.
+    let certified = index
+      .ok()
+      .flatten()
+      .and_then(|index| certified_arrays(&index, answer.len()));
     run_query_keeping_spans(&answer, &args, threshold_bytes, certified.as_deref())
   })
   .await?;

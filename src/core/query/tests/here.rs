@@ -133,3 +133,32 @@ async fn larger_answers_costly_queries_and_functions_go_to_the_whole_read() {
   let (at_once, _) = query_kept(&small, "$.orders[3].id").await;
   assert!(!at_once);
 }
+
+/// An answer whose record was altered in the store is not found on the whole read, which opens the record on the
+/// thread that queries it, as it is not found on every other read.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_altered_record_is_not_found_on_the_whole_read() {
+  use crate::core::store::Backend;
+  let backend = std::sync::Arc::new(MemoryBackend::new(MemoryConfig {
+    max_entries: 100,
+    max_bytes: None,
+  }));
+  let store = HandleStore::with_backend(backend.clone(), "", "rh", 600, None).expect("a store");
+  let owner = Owner::new(Some("s".into()), None);
+  let text = orders_text(300 << 10);
+  let handle = save(&store, &text, &owner).await;
+  let args = QueryArgs::new(&handle, "$..tags[2]").expect("valid");
+  assert!(query_stored(&store, args.clone(), &owner, THRESHOLD)
+    .await
+    .is_ok());
+  let key = store.storage_key(&handle, &owner).expect("a key");
+  let mut record = backend.get(key.clone()).await.expect("read").expect("kept");
+  let middle = record.len() / 2;
+  record[middle] ^= 1;
+  backend.set(key, record, 60).await.expect("written");
+  let fresh = QueryArgs::new(&handle, "$..tags[1]").expect("valid");
+  let error = query_stored(&store, fresh, &owner, THRESHOLD)
+    .await
+    .expect_err("not found");
+  assert_eq!(error.code.as_str(), "RESULT_HANDLE_NOT_FOUND");
+}
