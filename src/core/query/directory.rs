@@ -617,22 +617,12 @@ impl<'d> Node<'d> for DirectoryNode<'d> {
     if self.kind() != Kind::Object {
       return None;
     }
-    let text = self.view.text;
-    let (mut found, mut repeated) = (None, false);
-    let read = self.each_entry(|entry| {
-      if entry
-        .key
-        .is_some_and(|(s, e)| &text[s as usize..e as usize] == key.as_bytes())
-      {
-        repeated |= found.is_some();
-        found = Some(entry);
-      }
-      ControlFlow::Continue(())
-    });
-    if !read || repeated {
-      return self.stray(None);
+    let mut seek = inside::MemberNamed::new(self.view.text, key.as_bytes());
+    let read = self.each_entry(|entry| seek.see(entry));
+    match seek.found(read) {
+      Some(found) => found.map(|entry| self.value(entry.start, entry.end)),
+      None => self.stray(None),
     }
-    found.map(|entry| self.value(entry.start, entry.end))
   }
 
   fn item(self, index: usize) -> Option<Self> {
@@ -643,18 +633,9 @@ impl<'d> Node<'d> for DirectoryNode<'d> {
     if self.kind() != Kind::Array {
       return None;
     }
-    let (mut found, mut at) = (None, 0);
-    let read = self.each_entry(|entry| {
-      if at == index {
-        found = Some(entry);
-        return ControlFlow::Break(());
-      }
-      at += 1;
-      ControlFlow::Continue(())
-    });
-    if !read {
-      return None;
-    }
+    let mut seek = inside::ItemAt::new(index);
+    let read = self.each_entry(|entry| seek.see(entry));
+    let found = seek.found(read).flatten();
     found.map(|entry| self.value(entry.start, entry.end))
   }
 

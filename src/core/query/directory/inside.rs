@@ -70,6 +70,75 @@ pub(super) fn each_entry(
   }
 }
 
+/// Finds the child of an object whose key is `name` as written, as its children are shown to [`MemberNamed::see`]
+/// one by one (by whatever lists them).
+pub(super) struct MemberNamed<'a> {
+  text: &'a [u8],
+  name: &'a [u8],
+  found: Option<Entry>,
+  repeated: bool,
+}
+
+impl<'a> MemberNamed<'a> {
+  pub(super) fn new(text: &'a [u8], name: &'a [u8]) -> Self {
+    MemberNamed {
+      text,
+      name,
+      found: None,
+      repeated: false,
+    }
+  }
+
+  pub(super) fn see(&mut self, entry: Entry) -> ControlFlow<()> {
+    let (text, name) = (self.text, self.name);
+    if entry
+      .key
+      .is_some_and(|(start, end)| &text[start as usize..end as usize] == name)
+    {
+      self.repeated |= self.found.is_some();
+      self.found = Some(entry);
+    }
+    ControlFlow::Continue(())
+  }
+
+  /// The member found, once all were seen (`read`: they could be listed); `None` when they could not, or the key is
+  /// repeated (`JSON.parse` keeps its first place and last value, which the tape reads).
+  pub(super) fn found(self, read: bool) -> Option<Option<Entry>> {
+    (read && !self.repeated).then_some(self.found)
+  }
+}
+
+/// Finds the item of an array at `index`, as its items are shown to [`ItemAt::see`] one by one.
+pub(super) struct ItemAt {
+  index: usize,
+  at: usize,
+  found: Option<Entry>,
+}
+
+impl ItemAt {
+  pub(super) fn new(index: usize) -> Self {
+    ItemAt {
+      index,
+      at: 0,
+      found: None,
+    }
+  }
+
+  pub(super) fn see(&mut self, entry: Entry) -> ControlFlow<()> {
+    if self.at == self.index {
+      self.found = Some(entry);
+      return ControlFlow::Break(());
+    }
+    self.at += 1;
+    ControlFlow::Continue(())
+  }
+
+  /// The item found (`read`: the items could be listed up to it); `None` when they could not.
+  pub(super) fn found(self, read: bool) -> Option<Option<Entry>> {
+    read.then_some(self.found)
+  }
+}
+
 fn skip_space(text: &[u8], mut at: usize) -> usize {
   while matches!(text.get(at), Some(b' ' | b'\n' | b'\r' | b'\t')) {
     at += 1;

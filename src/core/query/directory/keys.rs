@@ -26,7 +26,7 @@ use memchr::memmem;
 use serde_json_path_core::spec::query::{Query, QueryKind};
 use serde_json_path_core::spec::segment::QuerySegmentKind;
 
-use super::inside::{each_entry, value_end, Entry};
+use super::inside::{each_entry, value_end, Entry, ItemAt, MemberNamed};
 use super::{scan_limit, Directory, DirectoryNode, Place, View};
 use crate::core::query::child_step;
 use crate::core::query::eval::{member_names, named_walk_cost, Budget, Evaluation};
@@ -295,19 +295,10 @@ impl Passing<'_> {
     if self.bytes.get(span.0 as usize) != Some(&b'{') {
       return Some(None);
     }
-    let bytes = self.bytes;
-    let (mut found, mut repeated) = (None, false);
-    self.each_entry(span, |entry| {
-      if entry
-        .key
-        .is_some_and(|(s, e)| &bytes[s as usize..e as usize] == name.as_bytes())
-      {
-        repeated |= found.is_some();
-        found = Some((entry.start, entry.end));
-      }
-      ControlFlow::Continue(())
-    })?;
-    (!repeated).then_some(found)
+    let mut seek = MemberNamed::new(self.bytes, name.as_bytes());
+    let read = self.each_entry(span, |entry| seek.see(entry)).is_some();
+    let found = seek.found(read)?;
+    Some(found.map(|entry| (entry.start, entry.end)))
   }
 
   /// The item at `index` (from the end when negative) of the value at `span` when it is an array (`Some(None)` when
@@ -330,16 +321,10 @@ impl Passing<'_> {
     let Some(wanted) = wanted else {
       return Some(None);
     };
-    let (mut found, mut at) = (None, 0);
-    self.each_entry(span, |entry| {
-      if at == wanted {
-        found = Some((entry.start, entry.end));
-        return ControlFlow::Break(());
-      }
-      at += 1;
-      ControlFlow::Continue(())
-    })?;
-    Some(found)
+    let mut seek = ItemAt::new(wanted);
+    let read = self.each_entry(span, |entry| seek.see(entry)).is_some();
+    let found = seek.found(read)?;
+    Some(found.map(|entry| (entry.start, entry.end)))
   }
 }
 
