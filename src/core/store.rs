@@ -334,15 +334,21 @@ impl HandleStore {
     bounded(self.backend.set(key, record, self.ttl_seconds)).await
   }
 
+  /// The record under `key`, with the `keys` that open it; `None` when missing or expired.
+  async fn read_record(
+    &self,
+    (keys, key): (RecordKeys, String),
+  ) -> CoreResult<Option<UnopenedAnswer>> {
+    let record = bounded(self.backend.get(key)).await?;
+    Ok(record.map(|record| UnopenedAnswer { keys, record }))
+  }
+
   /// The record under `key`, opened with `keys`; `None` when missing, expired or it does not open.
-  async fn read_and_open(&self, (keys, key): (RecordKeys, String)) -> CoreResult<Option<Vec<u8>>> {
-    let Some(record) = bounded(self.backend.get(key)).await? else {
+  async fn read_and_open(&self, named: (RecordKeys, String)) -> CoreResult<Option<Vec<u8>>> {
+    let Some(unopened) = self.read_record(named).await? else {
       return Ok(None);
     };
-    crypto(record.len(), move || {
-      seal::open_in_place(&keys, record).ok()
-    })
-    .await
+    crypto(unopened.record.len(), move || unopened.open()).await
   }
 
   /// The full key a handle and owner's record lives under (prefix, namespace, hex storage key).
@@ -508,9 +514,7 @@ impl HandleStore {
     handle: &str,
     owner: &Owner,
   ) -> CoreResult<Option<UnopenedAnswer>> {
-    let (keys, key) = self.keys(handle, owner)?;
-    let record = bounded(self.backend.get(key)).await?;
-    Ok(record.map(|record| UnopenedAnswer { keys, record }))
+    self.read_record(self.keys(handle, owner)?).await
   }
 
   /// Answer bytes `[start, end)` (clamped), reading and decrypting only the chunks that cover them; `None` as for

@@ -280,9 +280,7 @@ impl<'b> Builder<'b> {
   }
 
   fn blank(&mut self) {
-    while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-      self.at += 1;
-    }
+    self.at = pass::skip_blanks(self.bytes, self.at);
   }
 
   fn peek(&self) -> Option<u8> {

@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::core::query::tape::pass::{past_container, past_string};
+use crate::core::query::tape::pass::{past_container, past_string, skip_blanks};
 
 /// A child of a container: its key's span between the quotes (objects only) and its value's span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +29,7 @@ pub(super) fn each_entry(
     _ => return Err(()),
   };
   let last = end.checked_sub(1).ok_or(())?;
-  let mut at = skip_space(text, start + 1);
+  let mut at = skip_blanks(text, start + 1);
   if at == last {
     return Ok(());
   }
@@ -40,11 +40,11 @@ pub(super) fn each_entry(
       if text[key.0..key.1].contains(&b'\\') {
         return Err(());
       }
-      at = skip_space(text, key_end);
+      at = skip_blanks(text, key_end);
       if text.get(at) != Some(&b':') {
         return Err(());
       }
-      at = skip_space(text, at + 1);
+      at = skip_blanks(text, at + 1);
       Some((key.0 as u32, key.1 as u32))
     } else {
       None
@@ -61,9 +61,9 @@ pub(super) fn each_entry(
     if each(entry).is_break() {
       return Ok(());
     }
-    at = skip_space(text, value_end);
+    at = skip_blanks(text, value_end);
     match text.get(at) {
-      Some(b',') => at = skip_space(text, at + 1),
+      Some(b',') => at = skip_blanks(text, at + 1),
       Some(_) if at == last => return Ok(()),
       _ => return Err(()),
     }
@@ -137,13 +137,6 @@ impl ItemAt {
   pub(super) fn found(self, read: bool) -> Option<Option<Entry>> {
     read.then_some(self.found)
   }
-}
-
-fn skip_space(text: &[u8], mut at: usize) -> usize {
-  while matches!(text.get(at), Some(b' ' | b'\n' | b'\r' | b'\t')) {
-    at += 1;
-  }
-  at
 }
 
 /// Just past the value that starts at byte `at`.

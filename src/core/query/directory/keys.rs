@@ -33,7 +33,9 @@ use crate::core::query::eval::{member_names, named_walk_cost, Budget, Evaluation
 use crate::core::query::index::LongArray;
 use crate::core::query::path::Step;
 use crate::core::query::reach::{descends_by_name_only, refers_to_root};
-use crate::core::query::tape::pass::{containers_of_keys, reread_limit, value_after_key};
+use crate::core::query::tape::pass::{
+  containers_of_keys, plain_key_before, reread_limit, value_after_key,
+};
 use crate::core::query::tape::split::array_cut;
 
 /// A key the query's first segment names: where its opening quote is, where its value starts, which name it is.
@@ -70,7 +72,7 @@ pub(crate) fn select_by_keys(
     return None;
   }
   for (object, value) in &placed.suspects {
-    if !only_member_with_its_key(bytes, object.clone(), *value)? {
+    if !only_member_with_its_key(bytes, object.clone(), *value) {
       return None;
     }
   }
@@ -181,20 +183,18 @@ fn keys_in_object_order(keys: &[Key], objects: &[u32]) -> Option<Vec<(u32, Key)>
 }
 
 /// Whether the member whose value starts at `value` is the only one with its key among the own members of the
-/// object spanning `object`; `None` when they cannot be read as the tape reads them (a key with an escape).
-fn only_member_with_its_key(bytes: &[u8], object: Range<u32>, value: u32) -> Option<bool> {
-  let mut members = Vec::new();
-  let listed = each_entry(bytes, (object.start, object.end), |member| {
-    members.push(member);
-    ControlFlow::Continue(())
-  });
-  listed.ok()?;
-  let key_text = |(start, end): (u32, u32)| &bytes[start as usize..end as usize];
-  let key = key_text(members.iter().find(|member| member.start == value)?.key?);
-  let same = members
-    .iter()
-    .filter(|member| member.key.is_some_and(|other| key_text(other) == key));
-  Some(same.count() == 1)
+/// object spanning `object`, as the tape reads them: false when another has it, or they cannot be read so (a key
+/// with an escape).
+fn only_member_with_its_key(bytes: &[u8], object: Range<u32>, value: u32) -> bool {
+  let Some(key) = plain_key_before(bytes, value as usize) else {
+    return false;
+  };
+  let mut seek = MemberNamed::new(bytes, &bytes[key.start + 1..key.end - 1]);
+  let read = each_entry(bytes, (object.start, object.end), |member| seek.see(member)).is_ok();
+  seek
+    .found(read)
+    .flatten()
+    .is_some_and(|member| member.start == value)
 }
 
 /// The rest of `query` (past its first segment) from `values`, under the budget the tape would set (`nodes` values

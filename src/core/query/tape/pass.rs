@@ -81,6 +81,19 @@ pub(crate) fn key_closing_quote(bytes: &[u8], value: usize) -> Option<usize> {
   (bytes[colon] == b':' && bytes[quote] == b'"').then_some(quote)
 }
 
+/// The key (its quotes included) of the member whose value starts at `value`, when it holds no escape; `None` when
+/// no key stands there or it holds a backslash (its text would have to be decoded to be compared).
+pub(crate) fn plain_key_before(bytes: &[u8], value: usize) -> Option<std::ops::Range<usize>> {
+  let close = key_closing_quote(bytes, value)?;
+  // With no escape in the key, the quote before its closing one opens it.
+  let open = bytes[..close].iter().rposition(|&byte| byte == b'"')?;
+  let escaped = bytes[open..close].contains(&b'\\')
+    || open
+      .checked_sub(1)
+      .is_some_and(|before| bytes[before] == b'\\');
+  (!escaped).then_some(open..close + 1)
+}
+
 /// The first byte at or after `at` that is not a JSON blank.
 pub(crate) fn skip_blanks(bytes: &[u8], mut at: usize) -> usize {
   while matches!(bytes.get(at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
@@ -215,10 +228,7 @@ fn scan_bytewise(bytes: &[u8], scan: &mut Scan, room: usize, until: usize) -> Op
 
 /// Whether the container whose inside starts at `*at` is empty; if so, moves `*at` past its closing bracket.
 fn close_if_empty(bytes: &[u8], at: &mut usize) -> bool {
-  let mut i = *at;
-  while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-    i += 1;
-  }
+  let i = skip_blanks(bytes, *at);
   if matches!(bytes.get(i), Some(b']' | b'}')) {
     *at = i + 1;
     return true;

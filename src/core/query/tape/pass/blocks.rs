@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use memchr::memmem;
 
 use super::{
-  close_if_empty, key_closing_quote, past_number, reread_limit, value_after_key, ArrayCut,
+  close_if_empty, past_number, plain_key_before, reread_limit, value_after_key, ArrayCut,
   PlacedKeys, Scan,
 };
 use crate::core::query::MAX_QUERY_DEPTH;
@@ -454,17 +454,7 @@ fn key_found_once(
   object: std::ops::Range<usize>,
   finders: &mut Vec<memmem::Finder<'static>>,
 ) -> Option<bool> {
-  let close = key_closing_quote(bytes, value)?;
-  // With no escape in the key, the quote before its closing one opens it.
-  let open = bytes[..close].iter().rposition(|&byte| byte == b'"')?;
-  if bytes[open..close].contains(&b'\\')
-    || open
-      .checked_sub(1)
-      .is_some_and(|before| bytes[before] == b'\\')
-  {
-    return None;
-  }
-  let needle = &bytes[open..=close];
+  let needle = &bytes[plain_key_before(bytes, value)?];
   // The same few keys are checked in object after object: each one's searcher is built once.
   let finder = match finders.iter().position(|finder| finder.needle() == needle) {
     Some(at) => &finders[at],
