@@ -1,7 +1,8 @@
-//! Descendants from the root by name without a tape (`$..tags[2]`): the keys so named are found with `memmem`, one
-//! pass over the text's brackets (64 bytes at a time, nothing recorded: `tape::pass::containers_of_keys`) tells the
-//! object each lies in, and the rest of the query runs on their values, read from the text as the directory route
-//! reads what its directory does not describe.
+//! Descendants from the root by name without a tape (`$..tags[2]`): one pass over the text's brackets (64 bytes at a
+//! time, nothing recorded: `tape::pass::containers_of_keys`) tells the object each key so named lies in, and the rest
+//! of the query runs on their values, read from the text as the directory route reads what its directory does not
+//! describe. The text of a long list is read in pieces on two threads: the thread that claims a piece finds its keys
+//! with `memmem`, places them and follows their values, while the piece is in its cache.
 //!
 //! In JSON text, a quote that no odd run of backslashes escapes opens or closes a string, and a closing quote is
 //! followed only by a blank, `,`, `:`, `]`, `}` or the end. So where `"tags"` appears with its first quote
@@ -17,10 +18,12 @@
 //! answers), and a selected key repeated in its object goes to the tape. Kept answers never repeat a key
 //! (`JSON.stringify` output or a text's canonical form); the check costs a search of each such object.
 //!
-//! A rest of steps that each name one child (`[2]`, `.name`) is followed from the values directly in the text; any
-//! other rest is evaluated on them as the directory route evaluates, through [`DirectoryNode`].
+//! A rest of steps that each name one child (`[2]`, `.name`) is followed from the values directly in the text, by
+//! the thread that placed them; any other rest is evaluated on them as the directory route evaluates, through
+//! [`DirectoryNode`], once every key is placed.
 
 use std::ops::{ControlFlow, Range};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use memchr::memmem;
 use serde_json_path_core::spec::query::{Query, QueryKind};
@@ -34,18 +37,9 @@ use crate::core::query::index::LongArray;
 use crate::core::query::path::Step;
 use crate::core::query::reach::{descends_by_name_only, refers_to_root};
 use crate::core::query::tape::pass::{
-  containers_of_keys, plain_key_before, reread_limit, value_after_key,
+  containers_of_keys, plain_key_before, reread_limit, value_after_key, FoundKey, KeysToFollow,
 };
 use crate::core::query::tape::split::array_cut;
-
-/// A key the query's first segment names: where its opening quote is, where its value starts, which name it is.
-#[derive(Debug, Clone, Copy)]
-struct Key {
-  quote: u32,
-  value: u32,
-  end: u32,
-  name: u32,
-}
 
 /// The spans of the nodes `query` selects from the root of `text` (a certified answer), in order, when it descends
 /// from the root by name first (`$..tags…`) and this route can tell; `None` leaves it to the tape.
@@ -60,12 +54,17 @@ pub(crate) fn select_by_keys(
   if !names.iter().all(|name| plain_name(name)) {
     return None;
   }
-  let mut keys = keys_named(bytes, &names);
-  let places: Vec<(usize, usize)> = keys
-    .iter()
-    .map(|key| (key.quote as usize, key.value as usize))
-    .collect();
-  let placed = containers_of_keys(bytes, &places, array_cut(bytes, arrays).as_ref())?;
+  let steps: Option<Vec<Step>> = query.segments[1..].iter().map(child_step).collect();
+  let route = KeysRoute {
+    finders: names
+      .iter()
+      .map(|name| memmem::Finder::new(&format!("\"{name}\"")).into_owned())
+      .collect(),
+    steps: steps.as_deref().unwrap_or_default(),
+    limit: scan_limit(bytes.len()),
+    passed_over: AtomicU64::new(0),
+  };
+  let placed = containers_of_keys(bytes, &route, array_cut(bytes, arrays).as_ref())?;
   // Counting an object's members passes over it: past four times the text, the tape reads it instead.
   let counted: usize = placed.suspects.iter().map(|(object, _)| object.len()).sum();
   if counted > reread_limit(bytes.len()) {
@@ -76,22 +75,125 @@ pub(crate) fn select_by_keys(
       return None;
     }
   }
-  for (key, &end) in keys.iter_mut().zip(&placed.container_ends) {
-    key.end = match end {
-      0 => value_end(bytes, key.value as usize).ok()? as u32,
-      end => end,
-    };
-  }
-  let members = keys_in_object_order(&keys, &placed.containers)?;
-  let mut values = Vec::with_capacity(members.len());
+  let led = Followed::joined(placed.led)?;
+  let members = keys_in_object_order(&placed.keys, &placed.containers)?;
+  let mut spans = Vec::with_capacity(members.len());
   for object in members.chunk_by(|a, b| a.0 == b.0) {
     for &name in &order {
-      if let Some(&(_, key)) = object.iter().find(|(_, key)| key.name == name) {
-        values.push((key.value, key.end));
+      if let Some(&(_, key)) = object
+        .iter()
+        .find(|&&(_, key)| placed.keys[key].name == name)
+      {
+        spans.push(led.spans[key]);
       }
     }
   }
-  run_rest(bytes, query, values, placed.nodes)
+  let mut budget = Budget::for_nodes(placed.nodes);
+  budget.spent = named_walk_cost(placed.nodes);
+  match steps {
+    Some(_) => led
+      .within(budget)
+      .then(|| spans.into_iter().flatten().collect()),
+    None => run_rest(
+      bytes,
+      query,
+      spans.into_iter().collect::<Option<_>>()?,
+      budget,
+    ),
+  }
+}
+
+/// The keys the query's first segment names and the steps of its rest when each names one child (none otherwise):
+/// what the pass finds, and follows in each part of the text it reads.
+struct KeysRoute<'q> {
+  /// For each name, its text in quotes.
+  finders: Vec<memmem::Finder<'static>>,
+  steps: &'q [Step],
+  /// The bytes the steps may pass over, by all parts, and how many they have.
+  limit: u64,
+  passed_over: AtomicU64,
+}
+
+impl KeysToFollow for KeysRoute<'_> {
+  /// `None` where following a value gave up.
+  type Led = Option<Followed>;
+
+  fn find(&self, bytes: &[u8], from: usize, to: usize) -> Vec<FoundKey> {
+    let mut keys = Vec::new();
+    for (name, finder) in self.finders.iter().enumerate() {
+      let quoted = finder.needle().len();
+      let found = finder.find_iter(&bytes[from..to]).filter_map(|at| {
+        // The text's length fits in a `u32` (checked by `select_by_keys`).
+        value_after_key(bytes, from + at, quoted).map(|value| FoundKey {
+          quote: (from + at) as u32,
+          value: value as u32,
+          name: name as u32,
+        })
+      });
+      keys.extend(found);
+    }
+    if self.finders.len() > 1 {
+      keys.sort_unstable_by_key(|key| key.quote);
+    }
+    keys
+  }
+
+  fn follow(&self, bytes: &[u8], keys: &[FoundKey], container_ends: &[u32]) -> Option<Followed> {
+    let mut followed = Followed {
+      spans: Vec::with_capacity(keys.len()),
+      reached: vec![0; self.steps.len()],
+    };
+    let mut passing = Passing {
+      bytes,
+      passed_over: &self.passed_over,
+      unreported: 0,
+      limit: self.limit,
+    };
+    for (key, &end) in keys.iter().zip(container_ends) {
+      let end = match end {
+        0 => value_end(bytes, key.value as usize).ok()? as u32,
+        end => end,
+      };
+      let led = passing.follow(self.steps, (key.value, end), &mut followed.reached)?;
+      followed.spans.push(led);
+    }
+    passing.report()?;
+    Some(followed)
+  }
+}
+
+/// Where the values of some keys lead through the rest's child steps (their own spans when it has none), and how
+/// many values each step applied to.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Followed {
+  /// By key: the node it leads to, if any.
+  spans: Vec<Option<(u32, u32)>>,
+  reached: Vec<u64>,
+}
+
+impl Followed {
+  /// The parts' results one after the other; `None` when one gave up.
+  fn joined(parts: Vec<Option<Followed>>) -> Option<Followed> {
+    let mut all = Followed::default();
+    for part in parts {
+      let part = part?;
+      all.spans.extend(part.spans);
+      all.reached.resize(part.reached.len(), 0);
+      for (sum, reached) in all.reached.iter_mut().zip(part.reached) {
+        *sum += reached;
+      }
+    }
+    Some(all)
+  }
+
+  /// Whether following the steps fits `budget`: one unit for each value a step applied to, as the evaluator charges
+  /// it (charged step by step, it would pass the budget at the step where the total does).
+  fn within(&self, budget: Budget) -> bool {
+    let charged = self.reached.iter().fold(budget.spent, |spent, &reached| {
+      spent.saturating_add(reached)
+    });
+    charged <= budget.limit
+  }
 }
 
 /// The distinct names a query's first segment selects by, when it is a descendant segment from the root that
@@ -135,34 +237,13 @@ fn plain_name(name: &str) -> bool {
       .any(|byte| matches!(byte, b'"' | b'\\' | b'/' | 0..=0x1f))
 }
 
-/// Every key named one of `names` in `bytes`, in the text's order.
-fn keys_named(bytes: &[u8], names: &[&str]) -> Vec<Key> {
-  let mut keys = Vec::new();
-  for (index, name) in names.iter().enumerate() {
-    let needle = format!("\"{name}\"");
-    let found = memmem::find_iter(bytes, needle.as_bytes()).filter_map(|quote| {
-      // The text's length fits in a `u32` (checked by the caller).
-      value_after_key(bytes, quote, needle.len()).map(|value| Key {
-        quote: quote as u32,
-        value: value as u32,
-        end: 0,
-        name: index as u32,
-      })
-    });
-    keys.extend(found);
-  }
-  if names.len() > 1 {
-    keys.sort_unstable_by_key(|key| key.quote);
-  }
-  keys
-}
-
-/// The objects' keys, from the first found in the text's order: the order of the objects (pre-order, as a
-/// descendant segment visits them), a key read after the keys of an object nested in its own moved up past them (so
-/// each key passes over at most those nested deeper in its object). `None` when an object repeats a key.
-fn keys_in_object_order(keys: &[Key], objects: &[u32]) -> Option<Vec<(u32, Key)>> {
-  let mut ordered: Vec<(u32, Key)> = Vec::with_capacity(keys.len());
-  for (&key, &object) in keys.iter().zip(objects) {
+/// The keys (by their place in `keys`), from the first found in the text's order, with the objects they lie in
+/// (`objects`, by key): the order of the objects (pre-order, as a descendant segment visits them), a key read after
+/// the keys of an object nested in its own moved up past them (so each key passes over at most those nested deeper
+/// in its object). `None` when an object repeats a key.
+fn keys_in_object_order(keys: &[FoundKey], objects: &[u32]) -> Option<Vec<(u32, usize)>> {
+  let mut ordered: Vec<(u32, usize)> = Vec::with_capacity(keys.len());
+  for (key, &object) in objects.iter().enumerate() {
     ordered.push((object, key));
     let mut at = ordered.len() - 1;
     while at > 0 && ordered[at - 1].0 > object {
@@ -174,7 +255,7 @@ fn keys_in_object_order(keys: &[Key], objects: &[u32]) -> Option<Vec<(u32, Key)>
       .iter()
       .rev()
       .take_while(|(before, _)| *before == object)
-      .any(|(_, before)| before.name == key.name);
+      .any(|&(_, before)| keys[before].name == keys[key].name);
     if repeated {
       return None;
     }
@@ -197,21 +278,14 @@ fn only_member_with_its_key(bytes: &[u8], object: Range<u32>, value: u32) -> boo
     .is_some_and(|member| member.start == value)
 }
 
-/// The rest of `query` (past its first segment) from `values`, under the budget the tape would set (`nodes` values
-/// in the answer), the first segment charged as the tape's walk charges it: one unit for the root and two for each
-/// node under it.
+/// The rest of `query` (past its first segment) from `values`, under `budget` (the tape's, the first segment
+/// charged as the tape's walk charges it), through the evaluator.
 fn run_rest(
   bytes: &[u8],
   query: &Query,
   values: Vec<(u32, u32)>,
-  nodes: u64,
+  budget: Budget,
 ) -> Option<Vec<(u32, u32)>> {
-  let mut budget = Budget::for_nodes(nodes);
-  budget.spent = named_walk_cost(nodes);
-  let steps: Option<Vec<Step>> = query.segments[1..].iter().map(child_step).collect();
-  if let Some(steps) = steps {
-    return follow_child_steps(bytes, &steps, values, budget);
-  }
   let directory = Directory::without_items(bytes.len());
   let view = View::new(bytes, &directory);
   let first: Vec<DirectoryNode> = values
@@ -229,52 +303,45 @@ fn run_rest(
     .then(|| matches.iter().map(|node| node.span()).collect())
 }
 
-/// The rest of a query whose steps each name one child (`$..tags[2]`, `$..customer.name`), followed from the values
-/// at `spans` as the evaluator follows them through [`DirectoryNode`] (the same reading of the text, the same charge
-/// of one unit a node each step applies to, the same limit on passing over values), without building its nodes.
-/// `None` where the evaluator would fail or the route give up: the budget spent, a key with an escape, a key
-/// repeated in an object, passing over too much.
-fn follow_child_steps(
-  bytes: &[u8],
-  steps: &[Step],
-  mut spans: Vec<(u32, u32)>,
-  mut budget: Budget,
-) -> Option<Vec<(u32, u32)>> {
-  let mut passing = Passing {
-    bytes,
-    passed_over: 0,
-    limit: scan_limit(bytes.len()),
-  };
-  for step in steps {
-    budget.spent = budget.spent.saturating_add(spans.len() as u64);
-    if budget.spent > budget.limit {
-      return None;
-    }
-    let mut kept = 0;
-    for at in 0..spans.len() {
-      let child = match step {
-        Step::Key(name) => passing.member(spans[at], name)?,
-        Step::Index(index) => passing.item(spans[at], *index)?,
-        Step::Member { .. } => return None,
-      };
-      if let Some(child) = child {
-        spans[kept] = child;
-        kept += 1;
-      }
-    }
-    spans.truncate(kept);
-  }
-  Some(spans)
-}
+/// Bytes passed over that a part counts before adding them to the parts' total: the total is shared by the threads
+/// that follow the parts, so each adds to it rarely, and they pass the limit by at most this much each.
+const REPORT_BYTES: u64 = 256 << 10;
 
-/// Values read from the text to find a child, and the bytes passed over so far against their limit.
+/// Values read from the text to find a child, and the bytes passed over against their limit: by all parts (reported)
+/// and by this one since its last report.
 struct Passing<'t> {
   bytes: &'t [u8],
-  passed_over: u64,
+  passed_over: &'t AtomicU64,
+  unreported: u64,
   limit: u64,
 }
 
 impl Passing<'_> {
+  /// Where the value at `span` leads through `steps` that each name one child, read as the evaluator reads them
+  /// through [`DirectoryNode`] (`Some(None)` when a step finds no child), counting in `reached` the values each step
+  /// applies to; `None` where the evaluator would fail or the route give up: a key with an escape, a key repeated in
+  /// an object, passing over too much.
+  fn follow(
+    &mut self,
+    steps: &[Step],
+    mut span: (u32, u32),
+    reached: &mut [u64],
+  ) -> Option<Option<(u32, u32)>> {
+    for (step, reached) in steps.iter().zip(reached) {
+      *reached += 1;
+      let child = match step {
+        Step::Key(name) => self.member(span, name)?,
+        Step::Index(index) => self.item(span, *index)?,
+        Step::Member { .. } => return None,
+      };
+      match child {
+        Some(child) => span = child,
+        None => return Some(None),
+      }
+    }
+    Some(Some(span))
+  }
+
   /// Calls `each` on the children of the container at `span`; `None` when they cannot be read so or passing over
   /// them passes the limit.
   fn each_entry(
@@ -282,11 +349,18 @@ impl Passing<'_> {
     span: (u32, u32),
     each: impl FnMut(Entry) -> ControlFlow<()>,
   ) -> Option<()> {
-    if self.passed_over > self.limit {
-      return None;
+    self.unreported += u64::from(span.1 - span.0);
+    if self.unreported >= REPORT_BYTES {
+      self.report()?;
     }
-    self.passed_over += u64::from(span.1 - span.0);
     each_entry(self.bytes, span, each).ok()
+  }
+
+  /// Adds what was passed over since the last report to the parts' total; `None` once that passes the limit.
+  fn report(&mut self) -> Option<()> {
+    let reported = std::mem::take(&mut self.unreported);
+    let total = self.passed_over.fetch_add(reported, Ordering::Relaxed) + reported;
+    (total <= self.limit).then_some(())
   }
 
   /// The member named `name` of the value at `span` when it is an object (`Some(None)` when it has none or is no

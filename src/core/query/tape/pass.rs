@@ -29,9 +29,35 @@ pub(crate) struct ArrayCut {
   pub items: Vec<usize>,
 }
 
+/// A member key the caller of [`containers_of_keys`] looks for, as it found it: where its opening quote is, where its
+/// value starts, and which of the caller's names it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FoundKey {
+  pub quote: u32,
+  pub value: u32,
+  pub name: u32,
+}
+
+/// What the caller of [`containers_of_keys`] does with the text: finds its keys in a range, and reads what the keys
+/// of a part of the text lead to once their values' ends are known, on the thread that read the part (so that the
+/// pieces of a long array are followed on two threads, while their bytes are in that core's cache).
+pub(crate) trait KeysToFollow: Sync {
+  /// What the keys of one part lead to.
+  type Led: Send;
+
+  /// The keys whose opening quotes lie in `bytes[from..to]`, increasing. A key never straddles `to`: the pass cuts
+  /// the text only where an item of a long array starts, outside every string.
+  fn find(&self, bytes: &[u8], from: usize, to: usize) -> Vec<FoundKey>;
+
+  /// What `keys` lead to, given where each one's value ends when it is a container (`container_ends`, else 0).
+  fn follow(&self, bytes: &[u8], keys: &[FoundKey], container_ends: &[u32]) -> Self::Led;
+}
+
 /// Where [`containers_of_keys`] places each key, and what it counts.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct PlacedKeys {
+pub(crate) struct PlacedKeys<L> {
+  /// The keys found, in the text's order.
+  pub keys: Vec<FoundKey>,
   /// The start of the container each key lies in.
   pub containers: Vec<u32>,
   /// Just past each key's value where that is a container (found by the same pass), else 0.
@@ -41,15 +67,17 @@ pub(crate) struct PlacedKeys {
   /// Objects (their spans) in which the key of a member holding a key (its value's start) was found more than once,
   /// at any depth: the caller counts the object's own members with it.
   pub suspects: Vec<(std::ops::Range<u32>, u32)>,
+  /// What the keys of each part led to, the parts in the text's order (their keys one after the other).
+  pub led: Vec<L>,
 }
 
 /// Without SSE2 the pass that places keys is not written: the caller leaves the query to the tape.
 #[cfg(not(target_arch = "x86_64"))]
-pub(crate) fn containers_of_keys(
+pub(crate) fn containers_of_keys<K: KeysToFollow>(
   _: &[u8],
-  _: &[(usize, usize)],
+  _: &K,
   _: Option<&ArrayCut>,
-) -> Option<PlacedKeys> {
+) -> Option<PlacedKeys<K::Led>> {
   None
 }
 

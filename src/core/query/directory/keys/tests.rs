@@ -1,5 +1,7 @@
 //! The route by keys answers as the tape answers, or leaves the query to it.
 
+use std::sync::atomic::AtomicU64;
+
 use super::*;
 use crate::core::query::eval::Budget;
 use crate::core::query::tape::Tape;
@@ -31,8 +33,9 @@ fn arrays_of(text: &str) -> Vec<LongArray> {
     .unwrap_or_default()
 }
 
-const PATHS: [&str; 12] = [
+const PATHS: [&str; 13] = [
   "$..tags",
+  "$..orders[-1]",
   "$..tags[2]",
   "$..tags[-1]",
   "$..tags[0][1]",
@@ -152,21 +155,51 @@ fn steps_that_name_one_child_are_charged_as_the_evaluator_charges_them() {
     (start, start + value.len() as u32)
   });
   let steps = [Step::Index(0), Step::Index(1)];
+  let route = |limit| KeysRoute {
+    finders: Vec::new(),
+    steps: &steps,
+    limit,
+    passed_over: AtomicU64::new(0),
+  };
+  let keys = values.map(|(value, _)| FoundKey {
+    quote: 0,
+    value,
+    name: 0,
+  });
+  let container_ends = values.map(|(start, end)| match text.as_bytes()[start as usize] {
+    b'[' | b'{' => end,
+    _ => 0,
+  });
+  let unlimited = route(u64::MAX);
+  let followed = unlimited
+    .follow(text.as_bytes(), &keys, &container_ends)
+    .expect("followed");
+  assert_eq!(
+    followed.spans.iter().flatten().copied().collect::<Vec<_>>(),
+    on_tape(text, path).0
+  );
   let budget = |limit| Budget {
     limit,
     spent: named_walk_cost(tape.nodes()),
   };
-  let found = follow_child_steps(text.as_bytes(), &steps, values.to_vec(), budget(charged));
-  assert_eq!(found, Some(on_tape(text, path).0));
-  assert_eq!(
-    follow_child_steps(
-      text.as_bytes(),
-      &steps,
-      values.to_vec(),
-      budget(charged - 1)
-    ),
-    None
-  );
+  assert!(followed.within(budget(charged)));
+  assert!(!followed.within(budget(charged - 1)));
+  // The arrays listed: the three values, then the two the second step applies to.
+  let passed_over = unlimited.passed_over.into_inner();
+  let listed = |spans: &[(u32, u32)]| -> u64 {
+    spans
+      .iter()
+      .map(|(start, end)| u64::from(end - start))
+      .sum()
+  };
+  let second = [r#"[4,5,6]"#, r#"[1,2]"#].map(|value| {
+    let start = text.find(value).expect("there") as u32;
+    (start, start + value.len() as u32)
+  });
+  assert_eq!(passed_over, listed(&values[..2]) + listed(&second));
+  let limited = |limit| route(limit).follow(text.as_bytes(), &keys, &container_ends);
+  assert_eq!(limited(passed_over), Some(followed));
+  assert_eq!(limited(passed_over - 1), None);
 }
 
 /// Members that hold a selected key, nested in each other, each get their object searched: past four times the text,
@@ -223,8 +256,17 @@ fn the_pass_places_keys_in_their_containers_and_counts_values_as_the_tape() {
   // The keys `"k":` (not the one escaped inside a string); the second is the root's own.
   let keys: Vec<usize> = text.match_indices("\"k\":").map(|(at, _)| at).collect();
   assert_eq!(keys.len(), 3);
-  let places: Vec<(usize, usize)> = keys.iter().map(|&key| (key, key + 4)).collect();
-  let placed = containers_of_keys(text.as_bytes(), &places, None).expect("certified");
+  let listed = Listed(
+    keys
+      .iter()
+      .map(|&key| FoundKey {
+        quote: key as u32,
+        value: key as u32 + 4,
+        name: 0,
+      })
+      .collect(),
+  );
+  let placed = containers_of_keys(text.as_bytes(), &listed, None).expect("certified");
   assert_eq!(placed.nodes, Tape::build(text).expect("a tape").nodes());
   let ends: Vec<&str> = placed
     .container_ends
@@ -242,6 +284,40 @@ fn the_pass_places_keys_in_their_containers_and_counts_values_as_the_tape() {
     .map(|&key| text[..key].rfind('{').expect("an object") as u32)
     .collect();
   assert_eq!(containers, [opens[0], 0, opens[2]]);
+}
+
+/// A key before a long list read in pieces, whose value holds the list: its end is found by the scan after the list.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_value_that_holds_the_pieces_ends_where_the_text_after_them_closes_it() {
+  use crate::core::query::tape::pass::containers_of_keys;
+  let text = orders_text(300 << 10);
+  let cut = array_cut(text.as_bytes(), &arrays_of(&text)).expect("read in pieces");
+  let orders = FoundKey {
+    quote: 1,
+    value: 10,
+    name: 0,
+  };
+  assert_eq!(&text[1..11], r#""orders":["#);
+  let placed =
+    containers_of_keys(text.as_bytes(), &Listed(vec![orders]), Some(&cut)).expect("certified");
+  assert_eq!(placed.container_ends, [text.len() as u32 - 1]);
+}
+
+/// Keys given by their places, followed nowhere.
+#[cfg(target_arch = "x86_64")]
+struct Listed(Vec<FoundKey>);
+
+#[cfg(target_arch = "x86_64")]
+impl KeysToFollow for Listed {
+  type Led = ();
+
+  fn find(&self, _: &[u8], from: usize, to: usize) -> Vec<FoundKey> {
+    let within = |key: &&FoundKey| (from..to).contains(&(key.quote as usize));
+    self.0.iter().filter(within).copied().collect()
+  }
+
+  fn follow(&self, _: &[u8], _: &[FoundKey], _: &[u32]) {}
 }
 
 /// Keys that spell `tags` and `a` or nearly, and strings that hold them with their quotes and colons.
@@ -271,7 +347,7 @@ proptest! {
       prop_assert_eq!(found, on_tape(&text, PATHS[path]).0);
     }
     #[cfg(target_arch = "x86_64")]
-    if let Some(placed) = crate::core::query::tape::pass::containers_of_keys(text.as_bytes(), &[], None) {
+    if let Some(placed) = crate::core::query::tape::pass::containers_of_keys(text.as_bytes(), &Listed(Vec::new()), None) {
       prop_assert_eq!(placed.nodes, on_tape(&text, "$").1);
     }
   }

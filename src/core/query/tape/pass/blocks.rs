@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use memchr::memmem;
 
 use super::{
-  close_if_empty, past_number, plain_key_before, reread_limit, value_after_key, ArrayCut,
-  PlacedKeys, Scan,
+  close_if_empty, past_number, plain_key_before, reread_limit, value_after_key, ArrayCut, FoundKey,
+  KeysToFollow, PlacedKeys, Scan,
 };
 use crate::core::query::MAX_QUERY_DEPTH;
 use safe_arch::*;
@@ -198,24 +198,26 @@ pub(super) fn scan_blocks(bytes: &[u8], scan: &mut Scan, room: usize) -> Option<
   }
 }
 
-/// For a certified text (`bytes`, from its first byte) and `keys` (the opening quotes of member keys with where
-/// their values start, increasing, as the caller found them): where each key lies and its value ends, and the values
-/// in the text ([`PlacedKeys`]). `None` when nesting passes [`MAX_QUERY_DEPTH`], a number is one serde_json refuses,
-/// a key lies outside every container, or a string holds a `\u` or `\/` escape (which might spell a key's name):
-/// what the caller leaves to the tape.
+/// For a certified text (`bytes`, from its first byte) and the keys `route` finds in it: where each key lies and its
+/// value ends, the values in the text, and what `route` read the keys lead to ([`PlacedKeys`]). `None` when nesting
+/// passes [`MAX_QUERY_DEPTH`], a number is one serde_json refuses, a key lies outside every container, or a string
+/// holds a `\u` or `\/` escape (which might spell a key's name): what the caller leaves to the tape.
 ///
 /// `cut`: the items of a long array (its level, its opening and closing brackets, and items that start pieces of it)
-/// read in pieces on two threads, as the tape's are; a key in a piece lies inside one of its items.
-pub(crate) fn containers_of_keys(
+/// read in pieces on two threads, as the tape's are; a key in a piece lies inside one of its items. Each piece's keys
+/// are found, placed and followed by the thread that claims it; the text before and after the array is read on this
+/// one, meanwhile.
+pub(crate) fn containers_of_keys<K: KeysToFollow>(
   bytes: &[u8],
-  keys: &[(usize, usize)],
+  route: &K,
   cut: Option<&ArrayCut>,
-) -> Option<PlacedKeys> {
+) -> Option<PlacedKeys<K::Led>> {
   let Some(cut) = cut else {
-    let whole = scan_keys(bytes, 0, 0, keys, Vec::new(), Vec::new())?;
-    return joined(keys.len(), &[&whole]);
+    let keys = route.find(bytes, 0, bytes.len());
+    let whole = scan_keys(bytes, 0, &keys, 0, Vec::new(), Vec::new())?;
+    let ends = own_ends(&whole, 0, keys.len());
+    return joined(vec![Part::followed(bytes, route, keys, whole, ends)]);
   };
-  let first_key = |from: usize| keys.partition_point(|&(key, _)| key < from);
   let bounds: Vec<(usize, usize)> = cut
     .items
     .iter()
@@ -226,43 +228,116 @@ pub(crate) fn containers_of_keys(
   let claim = || {
     let mut read = Vec::new();
     while let Some(&(from, to)) = bounds.get(next.fetch_add(1, Ordering::Relaxed)) {
+      let keys = route.find(bytes, from, to);
       // The levels above a piece's items stand open, unknown to it: no key of a piece lies in one.
       let above = vec![Open::above(); cut.depth + 1];
-      read.push(scan_keys(
-        &bytes[..to],
-        from,
-        first_key(from),
-        keys,
-        above,
-        Vec::new(),
-      ));
+      let piece = scan_keys(&bytes[..to], from, &keys, 0, above, Vec::new()).map(|scan| {
+        let ends = own_ends(&scan, 0, keys.len());
+        Part::followed(bytes, route, keys, scan, ends)
+      });
+      read.push((from, piece));
     }
     read
   };
-  let (head, tail, mut pieces) = std::thread::scope(|scope| {
+  let (around, mut pieces) = std::thread::scope(|scope| {
     let helper = std::thread::Builder::new().spawn_scoped(scope, claim);
-    let head = scan_keys(&bytes[..cut.items[0]], 0, 0, keys, Vec::new(), Vec::new());
-    let tail = head.as_ref().and_then(|head| {
-      // The pieces may have found keys in the array's items: it is taken to hold some.
-      let mut open = head.open.clone();
-      open.last_mut()?.holds = true;
-      let checks = head.checks.clone();
-      scan_keys(bytes, cut.close, first_key(cut.close), keys, open, checks)
-    });
+    let around = read_around(bytes, route, cut);
     let mut pieces = claim();
     if let Ok(helper) = helper {
       pieces.extend(helper.join().unwrap_or_default());
     }
-    (head, tail, pieces)
+    (around, pieces)
   });
   if pieces.len() != bounds.len() {
     return None;
   }
-  pieces.sort_unstable_by_key(|piece| piece.as_ref().map_or(0, |piece| piece.from));
-  let pieces: Vec<KeysScan> = pieces.into_iter().collect::<Option<_>>()?;
-  let (head, tail) = (head?, tail?);
-  let parts: Vec<&KeysScan> = [&head].into_iter().chain(&pieces).chain([&tail]).collect();
-  joined(keys.len(), &parts)
+  pieces.sort_unstable_by_key(|&(from, _)| from);
+  let pieces: Vec<Part<K::Led>> = pieces
+    .into_iter()
+    .map(|(_, piece)| piece)
+    .collect::<Option<_>>()?;
+  let [head, tail] = around?;
+  joined([head].into_iter().chain(pieces).chain([tail]).collect())
+}
+
+/// The text before the long array `cut` names and after it, read as one scan that passes over the array: the keys of
+/// the text before it may hold it, and the scan after it closes them.
+fn read_around<K: KeysToFollow>(
+  bytes: &[u8],
+  route: &K,
+  cut: &ArrayCut,
+) -> Option<[Part<K::Led>; 2]> {
+  let head_keys = route.find(bytes, 0, cut.items[0]);
+  let head = scan_keys(
+    &bytes[..cut.items[0]],
+    0,
+    &head_keys,
+    0,
+    Vec::new(),
+    Vec::new(),
+  )?;
+  // The pieces may have found keys in the array's items: it is taken to hold some.
+  let mut open = head.open.clone();
+  open.last_mut()?.holds = true;
+  let tail_keys = route.find(bytes, cut.close, bytes.len());
+  let base = head_keys.len();
+  let tail = scan_keys(
+    bytes,
+    cut.close,
+    &tail_keys,
+    base,
+    open,
+    head.checks.clone(),
+  )?;
+  let mut head_ends = own_ends(&head, 0, base);
+  for &(key, end) in tail.ends.iter().filter(|&&(key, _)| (key as usize) < base) {
+    head_ends[key as usize] = end;
+  }
+  let tail_ends = own_ends(&tail, base, tail_keys.len());
+  Some([
+    Part::followed(bytes, route, head_keys, head, head_ends),
+    Part::followed(bytes, route, tail_keys, tail, tail_ends),
+  ])
+}
+
+/// The ends of the container values of keys `base..base + count` that `scan` closed (0 for the others), by key.
+fn own_ends(scan: &KeysScan, base: usize, count: usize) -> Vec<u32> {
+  let mut ends = vec![0; count];
+  for &(key, end) in &scan.ends {
+    if let Some(slot) = (key as usize)
+      .checked_sub(base)
+      .and_then(|at| ends.get_mut(at))
+    {
+      *slot = end;
+    }
+  }
+  ends
+}
+
+/// A part of the text read: its keys, the scan that placed them, their values' ends, and what they led to.
+struct Part<L> {
+  keys: Vec<FoundKey>,
+  scan: KeysScan,
+  ends: Vec<u32>,
+  led: L,
+}
+
+impl<L> Part<L> {
+  fn followed<K: KeysToFollow<Led = L>>(
+    bytes: &[u8],
+    route: &K,
+    keys: Vec<FoundKey>,
+    scan: KeysScan,
+    ends: Vec<u32>,
+  ) -> Part<L> {
+    let led = route.follow(bytes, &keys, &ends);
+    Part {
+      keys,
+      scan,
+      ends,
+      led,
+    }
+  }
 }
 
 /// A container open around the scan whose start no piece knows (it opened before the piece).
@@ -290,12 +365,10 @@ impl Open {
   }
 }
 
-/// What one scan of a range found: the containers of its keys (from key `first_key` on), the ends of the keys'
-/// values it closed, the values it counted, the containers still open where it stopped, and the members to check
-/// when their objects close (see [`scan_keys`]).
+/// What one scan of a range found: the containers of its keys, the ends of the keys' values it closed (by key, its
+/// keys numbered from the scan's base), the values it counted, the containers still open where it stopped, and the
+/// members to check when their objects close (see [`scan_keys`]).
 struct KeysScan {
-  from: usize,
-  first_key: usize,
   containers: Vec<u32>,
   ends: Vec<(u32, u32)>,
   nodes: u64,
@@ -305,28 +378,29 @@ struct KeysScan {
   suspects: Vec<(std::ops::Range<u32>, u32)>,
 }
 
-/// The scans of a read, joined in order; `None` when they do not place every key once, or a key lies in a container
-/// its piece did not see open.
-fn joined(keys: usize, parts: &[&KeysScan]) -> Option<PlacedKeys> {
+/// The parts of a read, joined in order; `None` when a part did not place each of its keys, or a key lies in a
+/// container its piece did not see open.
+fn joined<L>(parts: Vec<Part<L>>) -> Option<PlacedKeys<L>> {
   let mut placed = PlacedKeys {
-    containers: Vec::with_capacity(keys),
-    container_ends: vec![0; keys],
+    keys: Vec::new(),
+    containers: Vec::new(),
+    container_ends: Vec::new(),
     nodes: 1,
     suspects: Vec::new(),
+    led: Vec::with_capacity(parts.len()),
   };
   for part in parts {
-    if part.first_key != placed.containers.len() {
+    if part.scan.containers.len() != part.keys.len() || part.scan.containers.contains(&UNKNOWN) {
       return None;
     }
-    placed.containers.extend_from_slice(&part.containers);
-    for &(key, end) in &part.ends {
-      *placed.container_ends.get_mut(key as usize)? = end;
-    }
-    placed.nodes += part.nodes;
-    placed.suspects.extend(part.suspects.iter().cloned());
+    placed.keys.extend_from_slice(&part.keys);
+    placed.containers.extend_from_slice(&part.scan.containers);
+    placed.container_ends.extend_from_slice(&part.ends);
+    placed.nodes += part.scan.nodes;
+    placed.suspects.extend(part.scan.suspects);
+    placed.led.push(part.led);
   }
-  let whole = placed.containers.len() == keys && !placed.containers.contains(&UNKNOWN);
-  whole.then_some(placed)
+  Some(placed)
 }
 
 /// The scan of `bytes` from `from` (a token boundary outside any string) to its end, with `open` standing open and
@@ -339,22 +413,20 @@ fn joined(keys: usize, parts: &[&KeysScan]) -> Option<PlacedKeys> {
 fn scan_keys(
   bytes: &[u8],
   from: usize,
-  first_key: usize,
-  keys: &[(usize, usize)],
+  keys: &[FoundKey],
+  key_base: usize,
   mut open: Vec<Open>,
   mut checks: Vec<(u32, u32)>,
 ) -> Option<KeysScan> {
   let mut scan = KeysScan {
-    from,
-    first_key,
-    containers: Vec::new(),
+    containers: Vec::with_capacity(keys.len()),
     ends: Vec::new(),
     nodes: 0,
     open: Vec::new(),
     checks: Vec::new(),
     suspects: Vec::new(),
   };
-  let (mut next_key, mut next_value) = (first_key, first_key);
+  let (mut next_key, mut next_value) = (0, 0);
   let (mut inside_string, mut escape_carry, mut digit_carry) = (0u64, false, 0u64);
   let mut finders = Vec::new();
   // Each check searches an object, and the objects of nested members that hold keys nest too: past four times the
@@ -380,7 +452,10 @@ fn scan_keys(
         _ => base + brackets.trailing_zeros() as usize,
       };
       // The keys before the next bracket lie in the innermost open container.
-      while keys.get(next_key).is_some_and(|&(key, _)| key < bracket) {
+      while keys
+        .get(next_key)
+        .is_some_and(|key| (key.quote as usize) < bracket)
+      {
         let container = open.last_mut()?;
         container.holds = true;
         scan.containers.push(container.start);
@@ -395,12 +470,12 @@ fn scan_keys(
         }
         while keys
           .get(next_value)
-          .is_some_and(|&(_, value)| value < bracket)
+          .is_some_and(|key| (key.value as usize) < bracket)
         {
           next_value += 1;
         }
         let key = match keys.get(next_value) {
-          Some(&(_, value)) if value == bracket => next_value as u32,
+          Some(key) if key.value as usize == bracket => (key_base + next_value) as u32,
           _ => NO_KEY,
         };
         open.push(Open {
