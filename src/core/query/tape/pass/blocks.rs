@@ -547,7 +547,8 @@ fn key_found_once(
 
 /// Checks the numbers of the block at `base` serde_json may refuse: an exponent letter just after a digit (outside
 /// strings, below `limit`'s bits), or a whole block of digits. `digit_carry`: the last byte of the block before was
-/// a digit; set for the next block the same way.
+/// a digit; set for the next block the same way. The digits are compared only in a block that may hold either: one
+/// with an exponent letter outside strings, or none inside (most blocks of JSON text hold a string and no letter).
 #[inline(always)]
 fn check_block_numbers(
   bytes: &[u8],
@@ -557,16 +558,20 @@ fn check_block_numbers(
   limit: u64,
   digit_carry: &mut u64,
 ) -> Option<()> {
-  let digits = lanes.digits();
-  let mut exponents = lanes.folded_equal(b'e') & outside & limit & (digits << 1 | *digit_carry);
-  *digit_carry = digits >> 63;
-  while exponents != 0 {
-    check_number_around(bytes, base + exponents.trailing_zeros() as usize)?;
-    exponents &= exponents - 1;
+  let letters = lanes.folded_equal(b'e') & outside & limit;
+  if letters != 0 || outside == u64::MAX {
+    let digits = lanes.digits();
+    let mut exponents = letters & (digits << 1 | *digit_carry);
+    while exponents != 0 {
+      check_number_around(bytes, base + exponents.trailing_zeros() as usize)?;
+      exponents &= exponents - 1;
+    }
+    if digits & outside == u64::MAX {
+      check_number_around(bytes, base)?;
+    }
   }
-  if digits & outside == u64::MAX {
-    check_number_around(bytes, base)?;
-  }
+  let last = bytes.get(base + BLOCK - 1);
+  *digit_carry = u64::from(last.is_some_and(|&byte| byte.is_ascii_digit() || byte == b'.'));
   Some(())
 }
 
