@@ -26,7 +26,9 @@ use serde_json_path_core::spec::selector::Selector;
 use super::walk::Kind;
 use crate::core::error::CoreResult;
 use atom::{comparison_side, nodes_len, operand_atom, Operand, Side};
-use budget::{regex_too_large, too_many_regexes, REGEX_DFA_SIZE_LIMIT};
+use budget::{
+  regex_too_large, too_many_regexes, BASE_BUDGET, BUDGET_PER_NODE, REGEX_DFA_SIZE_LIMIT,
+};
 
 mod atom;
 mod budget;
@@ -401,6 +403,16 @@ const NAMED_WALK_PER_NODE: u64 = 2;
 pub(crate) fn named_walk_cost(nodes: u64) -> u64 {
   NAMED_WALK_START + NAMED_WALK_PER_NODE * nodes.saturating_sub(1)
 }
+
+/// How many steps that each name one child may follow a named walk from the root and never spend the budget,
+/// whatever the answer: over `n` values the walk costs `NAMED_WALK_START + NAMED_WALK_PER_NODE × (n − 1)`, each step
+/// at most `n` (one unit for each value it applies to, at most one for each value the walk selected), and the budget
+/// is `BASE_BUDGET + BUDGET_PER_NODE × n`. Such a query need not count the answer's values.
+pub(crate) const CHILD_STEPS_WITHIN_ANY_BUDGET: usize =
+  (BUDGET_PER_NODE - NAMED_WALK_PER_NODE) as usize;
+
+// The bound above also needs the walk's start to cost no more than `BASE_BUDGET + NAMED_WALK_PER_NODE`.
+const _: () = assert!(NAMED_WALK_START <= BASE_BUDGET + NAMED_WALK_PER_NODE);
 
 /// The names a segment selects when it selects members by name only (`.a`, `['a','b']`), else `None`.
 pub(crate) fn member_names(segment: &Segment) -> Option<Vec<&str>> {

@@ -32,7 +32,9 @@ use serde_json_path_core::spec::segment::QuerySegmentKind;
 use super::inside::{each_entry, value_end, Entry, ItemAt, MemberNamed};
 use super::{scan_limit, Directory, DirectoryNode, Place, View};
 use crate::core::query::child_step;
-use crate::core::query::eval::{member_names, named_walk_cost, Budget, Evaluation};
+use crate::core::query::eval::{
+  member_names, named_walk_cost, Budget, Evaluation, CHILD_STEPS_WITHIN_ANY_BUDGET,
+};
 use crate::core::query::index::LongArray;
 use crate::core::query::path::Step;
 use crate::core::query::reach::{descends_by_name_only, refers_to_root};
@@ -63,6 +65,9 @@ pub(crate) fn select_by_keys(
     steps: steps.as_deref().unwrap_or_default(),
     limit: scan_limit(bytes.len()),
     passed_over: AtomicU64::new(0),
+    within_any_budget: steps
+      .as_ref()
+      .is_some_and(|steps| steps.len() <= CHILD_STEPS_WITHIN_ANY_BUDGET),
   };
   let placed = containers_of_keys(bytes, &route, array_cut(bytes, arrays).as_ref())?;
   // Counting an object's members passes over it: past four times the text, the tape reads it instead.
@@ -88,8 +93,12 @@ pub(crate) fn select_by_keys(
       }
     }
   }
-  let mut budget = Budget::for_nodes(placed.nodes);
-  budget.spent = named_walk_cost(placed.nodes);
+  if route.within_any_budget {
+    return Some(spans.into_iter().flatten().collect());
+  }
+  let nodes = placed.nodes?;
+  let mut budget = Budget::for_nodes(nodes);
+  budget.spent = named_walk_cost(nodes);
   match steps {
     Some(_) => led
       .within(budget)
@@ -112,6 +121,8 @@ struct KeysRoute<'q> {
   /// The bytes the steps may pass over, by all parts, and how many they have.
   limit: u64,
   passed_over: AtomicU64,
+  /// The rest is steps that each name one child, few enough never to spend the budget: the values go uncounted.
+  within_any_budget: bool,
 }
 
 impl KeysToFollow for KeysRoute<'_> {
@@ -159,6 +170,10 @@ impl KeysToFollow for KeysRoute<'_> {
     }
     passing.report()?;
     Some(followed)
+  }
+
+  fn counts_values(&self) -> bool {
+    !self.within_any_budget
   }
 }
 

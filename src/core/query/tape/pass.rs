@@ -51,6 +51,10 @@ pub(crate) trait KeysToFollow: Sync {
 
   /// What `keys` lead to, given where each one's value ends when it is a container (`container_ends`, else 0).
   fn follow(&self, bytes: &[u8], keys: &[FoundKey], container_ends: &[u32]) -> Self::Led;
+
+  /// Whether the caller needs the count of the text's values ([`PlacedKeys::nodes`]); counting them costs the pass
+  /// a compare, a popcount and a look inside each container it opens.
+  fn counts_values(&self) -> bool;
 }
 
 /// Where [`containers_of_keys`] places each key, and what it counts.
@@ -62,8 +66,9 @@ pub(crate) struct PlacedKeys<L> {
   pub containers: Vec<u32>,
   /// Just past each key's value where that is a container (found by the same pass), else 0.
   pub container_ends: Vec<u32>,
-  /// The values in the text at any depth: its commas plus its non-empty containers, plus the root.
-  pub nodes: u64,
+  /// The values in the text at any depth (its commas plus its non-empty containers, plus the root), when the caller
+  /// [counts them](KeysToFollow::counts_values).
+  pub nodes: Option<u64>,
   /// Objects (their spans) in which the key of a member holding a key (its value's start) was found more than once,
   /// at any depth: the caller counts the object's own members with it.
   pub suspects: Vec<(std::ops::Range<u32>, u32)>,

@@ -214,9 +214,20 @@ pub(crate) fn containers_of_keys<K: KeysToFollow>(
 ) -> Option<PlacedKeys<K::Led>> {
   let Some(cut) = cut else {
     let keys = route.find(bytes, 0, bytes.len());
-    let whole = scan_keys(bytes, 0, &keys, 0, Vec::new(), Vec::new())?;
+    let whole = scan_keys(
+      bytes,
+      0,
+      &keys,
+      0,
+      Vec::new(),
+      Vec::new(),
+      route.counts_values(),
+    )?;
     let ends = own_ends(&whole, 0, keys.len());
-    return joined(vec![Part::followed(bytes, route, keys, whole, ends)]);
+    return joined(
+      vec![Part::followed(bytes, route, keys, whole, ends)],
+      route.counts_values(),
+    );
   };
   let bounds: Vec<(usize, usize)> = cut
     .items
@@ -231,10 +242,12 @@ pub(crate) fn containers_of_keys<K: KeysToFollow>(
       let keys = route.find(bytes, from, to);
       // The levels above a piece's items stand open, unknown to it: no key of a piece lies in one.
       let above = vec![Open::above(); cut.depth + 1];
-      let piece = scan_keys(&bytes[..to], from, &keys, 0, above, Vec::new()).map(|scan| {
-        let ends = own_ends(&scan, 0, keys.len());
-        Part::followed(bytes, route, keys, scan, ends)
-      });
+      let counting = route.counts_values();
+      let piece =
+        scan_keys(&bytes[..to], from, &keys, 0, above, Vec::new(), counting).map(|scan| {
+          let ends = own_ends(&scan, 0, keys.len());
+          Part::followed(bytes, route, keys, scan, ends)
+        });
       read.push((from, piece));
     }
     read
@@ -257,7 +270,8 @@ pub(crate) fn containers_of_keys<K: KeysToFollow>(
     .map(|(_, piece)| piece)
     .collect::<Option<_>>()?;
   let [head, tail] = around?;
-  joined([head].into_iter().chain(pieces).chain([tail]).collect())
+  let parts = [head].into_iter().chain(pieces).chain([tail]).collect();
+  joined(parts, route.counts_values())
 }
 
 /// The text before the long array `cut` names and after it, read as one scan that passes over the array: the keys of
@@ -268,6 +282,7 @@ fn read_around<K: KeysToFollow>(
   cut: &ArrayCut,
 ) -> Option<[Part<K::Led>; 2]> {
   let head_keys = route.find(bytes, 0, cut.items[0]);
+  let counting = route.counts_values();
   let head = scan_keys(
     &bytes[..cut.items[0]],
     0,
@@ -275,6 +290,7 @@ fn read_around<K: KeysToFollow>(
     0,
     Vec::new(),
     Vec::new(),
+    counting,
   )?;
   // The pieces may have found keys in the array's items: it is taken to hold some.
   let mut open = head.open.clone();
@@ -288,6 +304,7 @@ fn read_around<K: KeysToFollow>(
     base,
     open,
     head.checks.clone(),
+    counting,
   )?;
   let mut head_ends = own_ends(&head, 0, base);
   for &(key, end) in tail.ends.iter().filter(|&&(key, _)| (key as usize) < base) {
@@ -380,12 +397,13 @@ struct KeysScan {
 
 /// The parts of a read, joined in order; `None` when a part did not place each of its keys, or a key lies in a
 /// container its piece did not see open.
-fn joined<L>(parts: Vec<Part<L>>) -> Option<PlacedKeys<L>> {
+fn joined<L>(parts: Vec<Part<L>>, counted: bool) -> Option<PlacedKeys<L>> {
+  let keys = parts.iter().map(|part| part.keys.len()).sum();
   let mut placed = PlacedKeys {
-    keys: Vec::new(),
-    containers: Vec::new(),
-    container_ends: Vec::new(),
-    nodes: 1,
+    keys: Vec::with_capacity(keys),
+    containers: Vec::with_capacity(keys),
+    container_ends: Vec::with_capacity(keys),
+    nodes: counted.then_some(1),
     suspects: Vec::new(),
     led: Vec::with_capacity(parts.len()),
   };
@@ -396,7 +414,7 @@ fn joined<L>(parts: Vec<Part<L>>) -> Option<PlacedKeys<L>> {
     placed.keys.extend_from_slice(&part.keys);
     placed.containers.extend_from_slice(&part.scan.containers);
     placed.container_ends.extend_from_slice(&part.ends);
-    placed.nodes += part.scan.nodes;
+    placed.nodes = placed.nodes.map(|nodes| nodes + part.scan.nodes);
     placed.suspects.extend(part.scan.suspects);
     placed.led.push(part.led);
   }
@@ -404,7 +422,7 @@ fn joined<L>(parts: Vec<Part<L>>) -> Option<PlacedKeys<L>> {
 }
 
 /// The scan of `bytes` from `from` (a token boundary outside any string) to its end, with `open` standing open and
-/// `checks` pending.
+/// `checks` pending; the values counted when `counting`.
 ///
 /// A member of an object whose value holds a listed key must be its object's only member with that key: `JSON.parse`
 /// keeps a repeated key's last value at its first place, which would hide the value or move it. Such a member is
@@ -417,6 +435,7 @@ fn scan_keys(
   key_base: usize,
   mut open: Vec<Open>,
   mut checks: Vec<(u32, u32)>,
+  counting: bool,
 ) -> Option<KeysScan> {
   let mut scan = KeysScan {
     containers: Vec::with_capacity(keys.len()),
@@ -442,7 +461,9 @@ fn scan_keys(
       return None;
     }
     let outside = outside_strings(lanes.equal(b'"'), escaped, &mut inside_string);
-    scan.nodes += u64::from((lanes.equal(b',') & outside).count_ones());
+    if counting {
+      scan.nodes += u64::from((lanes.equal(b',') & outside).count_ones());
+    }
     let opens = lanes.folded_equal(b'{') & outside;
     let mut brackets = opens | lanes.folded_equal(b'}') & outside;
     let end = (base + BLOCK).min(bytes.len());
@@ -483,8 +504,10 @@ fn scan_keys(
           key,
           holds: false,
         });
-        let mut inner = bracket + 1;
-        scan.nodes += u64::from(!close_if_empty(bytes, &mut inner));
+        if counting {
+          let mut inner = bracket + 1;
+          scan.nodes += u64::from(!close_if_empty(bytes, &mut inner));
+        }
       } else {
         let closed = open.pop()?;
         if closed.key != NO_KEY {
