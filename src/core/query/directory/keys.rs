@@ -21,6 +21,9 @@
 //! A rest of steps that each name one child (`[2]`, `.name`) is followed from the values directly in the text, by
 //! the thread that placed them; any other rest is evaluated on them as the directory route evaluates, through
 //! [`DirectoryNode`], once every key is placed.
+//!
+//! The values of the text are counted (for the budget the tape would set) only where the rest could spend it: a rest
+//! of at most [`CHILD_STEPS_WITHIN_ANY_BUDGET`] such steps never does, and spares the pass the count.
 
 use std::ops::{ControlFlow, Range};
 use std::sync::atomic::{AtomicU64, Ordering};
