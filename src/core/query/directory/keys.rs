@@ -65,12 +65,9 @@ pub(crate) fn select_by_keys(
       .iter()
       .map(|name| memmem::Finder::new(&format!("\"{name}\"")).into_owned())
       .collect(),
-    steps: steps.as_deref().unwrap_or_default(),
+    steps: steps.as_deref(),
     limit: scan_limit(bytes.len()),
     passed_over: AtomicU64::new(0),
-    within_any_budget: steps
-      .as_ref()
-      .is_some_and(|steps| steps.len() <= CHILD_STEPS_WITHIN_ANY_BUDGET),
   };
   let placed = containers_of_keys(bytes, &route, array_cut(bytes, arrays).as_ref())?;
   // Counting an object's members passes over it: past four times the text, the tape reads it instead.
@@ -96,13 +93,13 @@ pub(crate) fn select_by_keys(
       }
     }
   }
-  if route.within_any_budget {
+  let Some(nodes) = placed.nodes else {
+    // Counted unless the rest cannot spend the budget (`KeysRoute::counts_values`).
     return Some(spans.into_iter().flatten().collect());
-  }
-  let nodes = placed.nodes?;
+  };
   let mut budget = Budget::for_nodes(nodes);
   budget.spent = named_walk_cost(nodes);
-  match steps {
+  match route.steps {
     Some(_) => led
       .within(budget)
       .then(|| spans.into_iter().flatten().collect()),
@@ -115,17 +112,15 @@ pub(crate) fn select_by_keys(
   }
 }
 
-/// The keys the query's first segment names and the steps of its rest when each names one child (none otherwise):
-/// what the pass finds, and follows in each part of the text it reads.
+/// The keys the query's first segment names and the steps of its rest when each names one child (`None` for a rest
+/// the evaluator runs): what the pass finds, and follows in each part of the text it reads.
 struct KeysRoute<'q> {
   /// For each name, its text in quotes.
   finders: Vec<memmem::Finder<'static>>,
-  steps: &'q [Step],
+  steps: Option<&'q [Step]>,
   /// The bytes the steps may pass over, by all parts, and how many they have.
   limit: u64,
   passed_over: AtomicU64,
-  /// The rest is steps that each name one child, few enough never to spend the budget: the values go uncounted.
-  within_any_budget: bool,
 }
 
 impl KeysToFollow for KeysRoute<'_> {
@@ -153,9 +148,10 @@ impl KeysToFollow for KeysRoute<'_> {
   }
 
   fn follow(&self, bytes: &[u8], keys: &[FoundKey], container_ends: &[u32]) -> Option<Followed> {
+    let steps = self.steps.unwrap_or_default();
     let mut followed = Followed {
       spans: Vec::with_capacity(keys.len()),
-      reached: vec![0; self.steps.len()],
+      reached: vec![0; steps.len()],
     };
     let mut passing = Passing {
       bytes,
@@ -168,15 +164,18 @@ impl KeysToFollow for KeysRoute<'_> {
         0 => value_end(bytes, key.value as usize).ok()? as u32,
         end => end,
       };
-      let led = passing.follow(self.steps, (key.value, end), &mut followed.reached)?;
+      let led = passing.follow(steps, (key.value, end), &mut followed.reached)?;
       followed.spans.push(led);
     }
     passing.report()?;
     Some(followed)
   }
 
+  /// Not for a rest of steps that each name one child, few enough never to spend the budget.
   fn counts_values(&self) -> bool {
-    !self.within_any_budget
+    self
+      .steps
+      .is_none_or(|steps| steps.len() > CHILD_STEPS_WITHIN_ANY_BUDGET)
   }
 }
 

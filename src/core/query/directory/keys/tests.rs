@@ -161,10 +161,9 @@ fn steps_that_name_one_child_are_charged_as_the_evaluator_charges_them() {
   let steps = [Step::Index(0), Step::Index(1)];
   let route = |limit| KeysRoute {
     finders: Vec::new(),
-    steps: &steps,
+    steps: Some(&steps),
     limit,
     passed_over: AtomicU64::new(0),
-    within_any_budget: false,
   };
   let keys = values.map(|(value, _)| FoundKey {
     quote: 0,

@@ -213,21 +213,8 @@ pub(crate) fn containers_of_keys<K: KeysToFollow>(
   cut: Option<&ArrayCut>,
 ) -> Option<PlacedKeys<K::Led>> {
   let Some(cut) = cut else {
-    let keys = route.find(bytes, 0, bytes.len());
-    let whole = scan_keys(
-      bytes,
-      0,
-      &keys,
-      0,
-      Vec::new(),
-      Vec::new(),
-      route.counts_values(),
-    )?;
-    let ends = own_ends(&whole, 0, keys.len());
-    return joined(
-      vec![Part::followed(bytes, route, keys, whole, ends)],
-      route.counts_values(),
-    );
+    let whole = read_part(bytes, route, 0, bytes.len(), Vec::new())?;
+    return joined(vec![whole], route.counts_values());
   };
   let bounds: Vec<(usize, usize)> = cut
     .items
@@ -239,16 +226,9 @@ pub(crate) fn containers_of_keys<K: KeysToFollow>(
   let claim = || {
     let mut read = Vec::new();
     while let Some(&(from, to)) = bounds.get(next.fetch_add(1, Ordering::Relaxed)) {
-      let keys = route.find(bytes, from, to);
       // The levels above a piece's items stand open, unknown to it: no key of a piece lies in one.
       let above = vec![Open::above(); cut.depth + 1];
-      let counting = route.counts_values();
-      let piece =
-        scan_keys(&bytes[..to], from, &keys, 0, above, Vec::new(), counting).map(|scan| {
-          let ends = own_ends(&scan, 0, keys.len());
-          Part::followed(bytes, route, keys, scan, ends)
-        });
-      read.push((from, piece));
+      read.push((from, read_part(bytes, route, from, to, above)));
     }
     read
   };
@@ -283,7 +263,7 @@ fn read_around<K: KeysToFollow>(
 ) -> Option<[Part<K::Led>; 2]> {
   let head_keys = route.find(bytes, 0, cut.items[0]);
   let counting = route.counts_values();
-  let head = scan_keys(
+  let mut head = scan_keys(
     &bytes[..cut.items[0]],
     0,
     &head_keys,
@@ -293,19 +273,12 @@ fn read_around<K: KeysToFollow>(
     counting,
   )?;
   // The pieces may have found keys in the array's items: it is taken to hold some.
-  let mut open = head.open.clone();
+  let mut open = std::mem::take(&mut head.open);
   open.last_mut()?.holds = true;
+  let checks = std::mem::take(&mut head.checks);
   let tail_keys = route.find(bytes, cut.close, bytes.len());
   let base = head_keys.len();
-  let tail = scan_keys(
-    bytes,
-    cut.close,
-    &tail_keys,
-    base,
-    open,
-    head.checks.clone(),
-    counting,
-  )?;
+  let tail = scan_keys(bytes, cut.close, &tail_keys, base, open, checks, counting)?;
   let mut head_ends = own_ends(&head, 0, base);
   for &(key, end) in tail.ends.iter().filter(|&&(key, _)| (key as usize) < base) {
     head_ends[key as usize] = end;
@@ -315,6 +288,23 @@ fn read_around<K: KeysToFollow>(
     Part::followed(bytes, route, head_keys, head, head_ends),
     Part::followed(bytes, route, tail_keys, tail, tail_ends),
   ])
+}
+
+/// The keys `route` finds in `bytes[from..to]`, placed by one scan from `from` (a token boundary outside any string,
+/// with `open` standing open) and followed: a part that closes every container it opens, the whole text or a piece of
+/// a long list.
+fn read_part<K: KeysToFollow>(
+  bytes: &[u8],
+  route: &K,
+  from: usize,
+  to: usize,
+  open: Vec<Open>,
+) -> Option<Part<K::Led>> {
+  let keys = route.find(bytes, from, to);
+  let counting = route.counts_values();
+  let scan = scan_keys(&bytes[..to], from, &keys, 0, open, Vec::new(), counting)?;
+  let ends = own_ends(&scan, 0, keys.len());
+  Some(Part::followed(bytes, route, keys, scan, ends))
 }
 
 /// The ends of the container values of keys `base..base + count` that `scan` closed (0 for the others), by key.
