@@ -140,6 +140,55 @@ fn what_the_route_cannot_tell_is_left_to_the_tape() {
   );
 }
 
+/// A member's key checked in object after object is searched for once in the text, then counted in each object: a
+/// repeat in any of them (the second, a later one, or one in a piece of a long list) still leaves the query to the
+/// tape, and a repeat at another depth still answers.
+#[test]
+fn a_key_checked_in_many_objects_is_found_repeated_in_any_of_them() {
+  let item = |at: usize| format!(r#"{{"c":{{"tags":[{at}]}}}}"#);
+  let items = |count: usize| (0..count).map(item).collect::<Vec<_>>();
+  for repeat_at in [1, 2, 5] {
+    let mut list = items(6);
+    list[repeat_at] = r#"{"c":{"d":{"tags":[9]}},"c":2}"#.to_string();
+    let text = format!("[{}]", list.join(","));
+    assert!(by_keys(&text, "$..tags").is_none(), "{text}");
+  }
+  // Counted after an object nested in it was: the count starts again from the object's own start.
+  let repeat_around_a_nested_check =
+    r#"[{"c":{"tags":[0]}},{"c":{"tags":[0]}},{"c":{"tags":[7]},"c":{"c":{"tags":[1]}}}]"#;
+  assert!(by_keys(repeat_around_a_nested_check, "$..tags").is_none());
+  let deeper = [
+    r#"[{"c":{"tags":[1]}},{"c":{"tags":[2],"c":{"tags":[3]}}},{"c":{"tags":[4]}},{"c":{"tags":[5]}}]"#,
+    r#"[{"c":{"tags":[1]}},{"c":{"tags":[2]}},{"x":{"c":{"c":{"tags":[3]}}},"c":{"tags":[4]}},{"c":1}]"#,
+    r#"{"c":{"tags":[0]},"l":[{"c":{"tags":[1]}},{"c":{"tags":[2]}}],"m":{"c":{"tags":[3]}}}"#,
+  ];
+  for text in deeper {
+    assert_eq!(
+      by_keys(text, "$..tags"),
+      Some(on_tape(text, "$..tags").0),
+      "{text}"
+    );
+  }
+  let orders = orders_text(300 << 10);
+  let customer = r#""customer":{"name":"Customer 2000""#;
+  assert!(orders.contains(customer));
+  for (again, answers) in [
+    (r#""customer":1,"#, false),
+    (r#""x":{"customer":1},"#, true),
+  ] {
+    let text = orders.replacen(customer, &format!("{again}{customer}"), 1);
+    assert!(
+      array_cut(text.as_bytes(), &arrays_of(&text)).is_some(),
+      "read in pieces"
+    );
+    let found = by_keys(&text, "$..tags[2]");
+    assert_eq!(found.is_some(), answers, "{again}");
+    if answers {
+      assert_eq!(found, Some(on_tape(&text, "$..tags[2]").0));
+    }
+  }
+}
+
 /// A rest of steps that each name one child is charged as the evaluator charges it (one unit a node a step applies
 /// to, beyond the first segment's walk): with one unit less, the route gives up.
 #[test]
