@@ -82,33 +82,32 @@ pub(crate) fn select_by_keys(
   }
   let led = Followed::joined(placed.led)?;
   let members = keys_in_object_order(&placed.keys, &placed.containers)?;
-  let mut spans = Vec::with_capacity(members.len());
+  // What the keys lead to, in the order of their objects and, in each, of the names the segment lists.
+  let mut selected = Vec::with_capacity(members.len());
+  let mut each_led = true;
   for object in members.chunk_by(|a, b| a.0 == b.0) {
     for &name in &order {
       if let Some(&(_, key)) = object
         .iter()
-        .find(|&&(_, key)| placed.keys[key].name == name)
+        .find(|&&(_, key)| placed.keys[key as usize].name == name)
       {
-        spans.push(led.spans[key]);
+        match led.spans[key as usize] {
+          Some(span) => selected.push(span),
+          None => each_led = false,
+        }
       }
     }
   }
   let Some(nodes) = placed.nodes else {
     // Counted unless the rest cannot spend the budget (`KeysRoute::counts_values`).
-    return Some(spans.into_iter().flatten().collect());
+    return Some(selected);
   };
   let mut budget = Budget::for_nodes(nodes);
   budget.spent = named_walk_cost(nodes);
   match route.steps {
-    Some(_) => led
-      .within(budget)
-      .then(|| spans.into_iter().flatten().collect()),
-    None => run_rest(
-      bytes,
-      query,
-      spans.into_iter().collect::<Option<_>>()?,
-      budget,
-    ),
+    Some(_) => led.within(budget).then_some(selected),
+    // Without steps, each key leads to its own value.
+    None => each_led.then(|| run_rest(bytes, query, selected, budget))?,
   }
 }
 
@@ -191,9 +190,12 @@ struct Followed {
 impl Followed {
   /// The parts' results one after the other; `None` when one gave up.
   fn joined(parts: Vec<Option<Followed>>) -> Option<Followed> {
-    let mut all = Followed::default();
+    let parts: Vec<Followed> = parts.into_iter().collect::<Option<_>>()?;
+    let mut all = Followed {
+      spans: Vec::with_capacity(parts.iter().map(|part| part.spans.len()).sum()),
+      reached: Vec::new(),
+    };
     for part in parts {
-      let part = part?;
       all.spans.extend(part.spans);
       all.reached.resize(part.reached.len(), 0);
       for (sum, reached) in all.reached.iter_mut().zip(part.reached) {
@@ -258,21 +260,23 @@ fn plain_name(name: &str) -> bool {
 /// (`objects`, by key): the order of the objects (pre-order, as a descendant segment visits them), a key read after
 /// the keys of an object nested in its own moved up past them (so each key passes over at most those nested deeper
 /// in its object). `None` when an object repeats a key.
-fn keys_in_object_order(keys: &[FoundKey], objects: &[u32]) -> Option<Vec<(u32, usize)>> {
-  let mut ordered: Vec<(u32, usize)> = Vec::with_capacity(keys.len());
+fn keys_in_object_order(keys: &[FoundKey], objects: &[u32]) -> Option<Vec<(u32, u32)>> {
+  let mut ordered: Vec<(u32, u32)> = Vec::with_capacity(keys.len());
   for (key, &object) in objects.iter().enumerate() {
-    ordered.push((object, key));
+    // The text's length fits in a `u32`, and so does the count of keys in it.
+    let entry = (object, key as u32);
+    ordered.push(entry);
     let mut at = ordered.len() - 1;
     while at > 0 && ordered[at - 1].0 > object {
       ordered[at] = ordered[at - 1];
       at -= 1;
     }
-    ordered[at] = (object, key);
+    ordered[at] = entry;
     let repeated = ordered[..at]
       .iter()
       .rev()
       .take_while(|(before, _)| *before == object)
-      .any(|&(_, before)| keys[before].name == keys[key].name);
+      .any(|&(_, before)| keys[before as usize].name == keys[key].name);
     if repeated {
       return None;
     }
