@@ -16,7 +16,8 @@
 //! A key repeated in an object hides its first value from `JSON.parse` (the last value takes the first place): the
 //! pass checks that each member holding a selected key is the only one with its key in its object (or the tape
 //! answers), and a selected key repeated in its object goes to the tape. Kept answers never repeat a key
-//! (`JSON.stringify` output or a text's canonical form); the check costs a search of each such object.
+//! (`JSON.stringify` output or a text's canonical form); the check costs a search of the text for each key it checks
+//! more than once (of each object for the others).
 //!
 //! A rest of steps that each name one child (`[2]`, `.name`) is followed from the values directly in the text, by
 //! the thread that placed them; any other rest is evaluated on them as the directory route evaluates, through
@@ -42,7 +43,7 @@ use crate::core::query::index::LongArray;
 use crate::core::query::path::Step;
 use crate::core::query::reach::{descends_by_name_only, refers_to_root};
 use crate::core::query::tape::pass::{
-  containers_of_keys, plain_key_before, reread_limit, value_after_key, FoundKey, KeysToFollow,
+  containers_of_keys, keys_found, plain_key_before, reread_limit, FoundKey, KeysToFollow,
 };
 use crate::core::query::tape::split::array_cut;
 
@@ -84,7 +85,6 @@ pub(crate) fn select_by_keys(
   let members = keys_in_object_order(&placed.keys, &placed.containers)?;
   // What the keys lead to, in the order of their objects and, in each, of the names the segment lists.
   let mut selected = Vec::with_capacity(members.len());
-  let mut each_led = true;
   for object in members.chunk_by(|a, b| a.0 == b.0) {
     for &name in &order {
       if let Some(&(_, key)) = object
@@ -93,7 +93,9 @@ pub(crate) fn select_by_keys(
       {
         match led.spans[key as usize] {
           Some(span) => selected.push(span),
-          None => each_led = false,
+          // Without steps each key leads to its own value: a miss there is a fault, and the tape answers.
+          None if route.steps.is_none() => return None,
+          None => {}
         }
       }
     }
@@ -106,8 +108,7 @@ pub(crate) fn select_by_keys(
   budget.spent = named_walk_cost(nodes);
   match route.steps {
     Some(_) => led.within(budget).then_some(selected),
-    // Without steps, each key leads to its own value.
-    None => each_led.then(|| run_rest(bytes, query, selected, budget))?,
+    None => run_rest(bytes, query, selected, budget),
   }
 }
 
@@ -129,14 +130,11 @@ impl KeysToFollow for KeysRoute<'_> {
   fn find(&self, bytes: &[u8], from: usize, to: usize) -> Vec<FoundKey> {
     let mut keys = Vec::new();
     for (name, finder) in self.finders.iter().enumerate() {
-      let quoted = finder.needle().len();
-      let found = finder.find_iter(&bytes[from..to]).filter_map(|at| {
-        // The text's length fits in a `u32` (checked by `select_by_keys`).
-        value_after_key(bytes, from + at, quoted).map(|value| FoundKey {
-          quote: (from + at) as u32,
-          value: value as u32,
-          name: name as u32,
-        })
+      // The text's length fits in a `u32` (checked by `select_by_keys`).
+      let found = keys_found(bytes, from..to, finder).map(|(quote, value)| FoundKey {
+        quote: quote as u32,
+        value: value as u32,
+        name: name as u32,
       });
       keys.extend(found);
     }

@@ -12,6 +12,7 @@ use super::Tape;
 use super::{Builder, UNRECORDED};
 use crate::core::json::scan::number_end;
 use crate::core::query::MAX_QUERY_DEPTH;
+use memchr::memmem;
 
 #[cfg(target_arch = "x86_64")]
 mod blocks;
@@ -100,6 +101,26 @@ pub(crate) fn value_after_key(bytes: &[u8], quote: usize, quoted_len: usize) -> 
   (backslashes % 2 == 0 && bytes.get(colon) == Some(&b':')).then(|| skip_blanks(bytes, colon + 1))
 }
 
+/// Where `finder`'s needle (a key's text in quotes, as [`value_after_key`] takes it) is found as a member's key with
+/// its opening quote in `bytes[range]`: the opening quote and where the value starts, increasing.
+pub(crate) fn keys_found<'a>(
+  bytes: &'a [u8],
+  range: std::ops::Range<usize>,
+  finder: &'a memmem::Finder<'_>,
+) -> impl Iterator<Item = (usize, usize)> + 'a {
+  let (start, quoted) = (range.start, finder.needle().len());
+  finder
+    .find_iter(&bytes[range])
+    .filter_map(move |at| Some((start + at, value_after_key(bytes, start + at, quoted)?)))
+}
+
+/// Whether the byte before `at` is a backslash: a quote there opens no key (in JSON text a key's opening quote
+/// follows a bracket, a comma or a blank).
+pub(crate) fn after_backslash(bytes: &[u8], at: usize) -> bool {
+  at.checked_sub(1)
+    .is_some_and(|before| bytes[before] == b'\\')
+}
+
 /// Where the closing quote of a member's key is, from where its value starts (back over blanks, the colon and
 /// blanks); `None` when no colon and quote stand there.
 pub(crate) fn key_closing_quote(bytes: &[u8], value: usize) -> Option<usize> {
@@ -120,10 +141,7 @@ pub(crate) fn plain_key_before(bytes: &[u8], value: usize) -> Option<std::ops::R
   let close = key_closing_quote(bytes, value)?;
   // With no escape in the key, the quote before its closing one opens it.
   let open = bytes[..close].iter().rposition(|&byte| byte == b'"')?;
-  let escaped = bytes[open..close].contains(&b'\\')
-    || open
-      .checked_sub(1)
-      .is_some_and(|before| bytes[before] == b'\\');
+  let escaped = bytes[open..close].contains(&b'\\') || after_backslash(bytes, open);
   (!escaped).then_some(open..close + 1)
 }
 

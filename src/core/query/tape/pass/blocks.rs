@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use memchr::memmem;
 
 use super::{
-  close_if_empty, key_closing_quote, past_number, plain_key_before, reread_limit, value_after_key,
-  ArrayCut, FoundKey, KeysToFollow, PlacedKeys, Scan,
+  after_backslash, close_if_empty, key_closing_quote, keys_found, past_number, plain_key_before,
+  reread_limit, ArrayCut, FoundKey, KeysToFollow, PlacedKeys, Scan,
 };
 use crate::core::query::MAX_QUERY_DEPTH;
 use safe_arch::*;
@@ -543,15 +543,18 @@ struct CheckedKeys {
   limit: usize,
 }
 
-/// A key [`CheckedKeys`] checks: its text in quotes, how often it was checked, and where it is found as a key once it
-/// is checked again.
+/// A key [`CheckedKeys`] checks: its text in quotes, whether it was checked before, and where it is found as a key
+/// once it is checked again.
 struct CheckedKey {
   finder: memmem::Finder<'static>,
-  checks: u32,
-  /// Where the key's opening quotes are, from the scan's start on, increasing.
-  found: Option<Vec<u32>>,
-  /// The first of `found` at or after the start of the last object counted (the objects of a list close one after
-  /// the other, so the next count starts near it).
+  checked_before: bool,
+  found: Option<Places>,
+}
+
+/// Where a key is found as a key, from the scan's start on, increasing; and the first of them at or after the start of
+/// the last object counted (the objects of a list close one after the other, so the next count starts near it).
+struct Places {
+  at: Vec<u32>,
   cursor: usize,
 }
 
@@ -575,26 +578,25 @@ impl CheckedKeys {
       return None;
     }
     let covered = object.start >= self.from;
-    let text = bytes.len() - self.from;
+    let text = self.from..bytes.len();
     let checked = &mut self.keys[key];
-    checked.checks += 1;
     if checked.found.is_none()
       && covered
-      && checked.checks > 1
-      && self.searched + text <= self.limit
+      && checked.checked_before
+      && self.searched + text.len() <= self.limit
     {
-      self.searched += text;
-      checked.found = Some(places_as_key(bytes, self.from, &checked.finder));
+      self.searched += text.len();
+      let at = keys_found(bytes, text, &checked.finder)
+        .map(|(quote, _)| quote as u32)
+        .collect();
+      checked.found = Some(Places { at, cursor: 0 });
     }
+    checked.checked_before = true;
     let len = checked.finder.needle().len();
-    if let Some(found) = checked.found.as_deref().filter(|_| covered) {
-      return Some(inside_once(found, &mut checked.cursor, len, object));
+    if let Some(places) = checked.found.as_mut().filter(|_| covered) {
+      return Some(inside_once(&places.at, &mut places.cursor, len, object));
     }
-    let start = object.start;
-    let mut found = checked
-      .finder
-      .find_iter(&bytes[object])
-      .filter(|&at| value_after_key(bytes, start + at, len).is_some());
+    let mut found = keys_found(bytes, object, &checked.finder);
     Some(found.next().is_some() && found.next().is_none())
   }
 
@@ -612,28 +614,16 @@ impl CheckedKeys {
     if let Some(known) = known {
       // The needle holds no quote between its own: its first quote opens the key, unless a backslash escapes it.
       let open = close + 1 - self.keys[known].finder.needle().len();
-      return (open == 0 || bytes[open - 1] != b'\\').then_some(known);
+      return (!after_backslash(bytes, open)).then_some(known);
     }
     let needle = &bytes[plain_key_before(bytes, value)?];
     self.keys.push(CheckedKey {
       finder: memmem::Finder::new(needle).into_owned(),
-      checks: 0,
+      checked_before: false,
       found: None,
-      cursor: 0,
     });
     Some(self.keys.len() - 1)
   }
-}
-
-/// Where `finder`'s needle (a key in quotes) is found as a key in `bytes` from `from` on, increasing.
-fn places_as_key(bytes: &[u8], from: usize, finder: &memmem::Finder<'_>) -> Vec<u32> {
-  let len = finder.needle().len();
-  finder
-    .find_iter(&bytes[from..])
-    .map(|at| from + at)
-    .filter(|&at| value_after_key(bytes, at, len).is_some())
-    .map(|at| at as u32)
-    .collect()
 }
 
 /// Whether exactly one of `found` (places of a key `len` bytes long, increasing) lies wholly inside `object`; moves
