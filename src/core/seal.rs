@@ -304,16 +304,12 @@ impl<'a> ChunkSealer<'a> {
 
 /// Opens a whole record: every chunk authenticated, the length exact.
 pub fn open(keys: &RecordKeys, record: &[u8]) -> Result<Vec<u8>, OpenError> {
-  let header = RecordHeader::parse(record)?;
-  if record.len() as u64 != header.record_len() {
-    return Err(OpenError::Malformed);
-  }
-  open_chunks(keys, &header, 0, &record[HEADER_LEN..])
+  open_in_place(keys, record.to_vec())
 }
 
 /// [`open`] over the record's own buffer: each chunk's ciphertext moves down over the header and the tags before
-/// it and is decrypted where it lands, so opening a large answer needs no second buffer of its size (a second
-/// buffer is fresh memory, and a copy of the answer).
+/// it as it is decrypted, so opening a large answer needs no second buffer of its size (a second buffer is fresh
+/// memory, and a copy of the answer).
 pub fn open_in_place(keys: &RecordKeys, record: Vec<u8>) -> Result<Vec<u8>, OpenError> {
   let header = RecordHeader::parse(&record)?;
   if record.len() as u64 != header.record_len() {
@@ -323,8 +319,11 @@ pub fn open_in_place(keys: &RecordKeys, record: Vec<u8>) -> Result<Vec<u8>, Open
   decrypt_where_read(keys, &header, record, HEADER_LEN, &chunks)
 }
 
-/// Moves the ciphertexts of `chunks` (which lie in `buffer` from `offset` on) end to end to its start and decrypts
-/// them there. Chunk `i` lands at `i` chunk sizes, at or below where it lies, and past every chunk already moved.
+/// Decrypts the ciphertexts of `chunks` (which lie in `buffer` from `offset` on) end to end at its start. Chunk
+/// `i` lands at `i` chunk sizes, at or below where it lies and past every chunk already decrypted, and is written
+/// there as it is read: the answer is not copied beside its decryption. Past [`PARALLEL_OPEN_BYTES`] the second
+/// half is decrypted on a second thread, end to end where it lies (its first chunk would land over the first half's
+/// last ciphertexts, still being read), and then moved down.
 fn decrypt_where_read(
   keys: &RecordKeys,
   header: &RecordHeader,
@@ -332,16 +331,28 @@ fn decrypt_where_read(
   offset: usize,
   chunks: &[SealedChunk],
 ) -> Result<Vec<u8>, OpenError> {
-  let mut plain_len = 0;
-  for chunk in chunks {
-    let from = offset + chunk.ciphertext.start..offset + chunk.ciphertext.end;
-    if from.start != plain_len {
-      buffer.copy_within(from.clone(), plain_len);
-    }
-    plain_len += from.len();
+  let plain_len = chunks.iter().map(|chunk| chunk.ciphertext.len()).sum();
+  let opener = ChunkOpener::new(keys, header);
+  if plain_len < PARALLEL_OPEN_BYTES {
+    let first_at = offset + chunks.first().map_or(0, |chunk| chunk.ciphertext.start);
+    opener.decrypt_down(&mut buffer, first_at, chunks)?;
+  } else {
+    let (first, second) = chunks.split_at(chunks.len() / 2);
+    let split = offset + second[0].ciphertext.start;
+    let first_len = first
+      .iter()
+      .map(|chunk| chunk.ciphertext.len())
+      .sum::<usize>();
+    let (low, high) = buffer.split_at_mut(split);
+    on_two_threads(
+      || opener.decrypt_down(low, offset + first[0].ciphertext.start, first),
+      high,
+      |high| opener.decrypt_down(high, 0, second),
+      || OpenError::Unauthentic,
+    )?;
+    buffer.copy_within(split..split + (plain_len - first_len), first_len);
   }
   buffer.truncate(plain_len);
-  decrypt_chunks(keys, header, &mut buffer, chunks)?;
   Ok(buffer)
 }
 
@@ -386,22 +397,6 @@ pub fn open_span(
   plain.truncate(skip + take);
   plain.drain(..skip);
   Ok(plain)
-}
-
-/// Decrypts consecutive chunks starting at `first_chunk`; `bytes` holds exactly those chunks (ciphertext ‖ tag each).
-fn open_chunks(
-  keys: &RecordKeys,
-  header: &RecordHeader,
-  first_chunk: u64,
-  bytes: &[u8],
-) -> Result<Vec<u8>, OpenError> {
-  let chunks = sealed_chunks(header, first_chunk, bytes)?;
-  let mut out = Vec::with_capacity(bytes.len());
-  for chunk in &chunks {
-    out.extend_from_slice(&bytes[chunk.ciphertext.clone()]);
-  }
-  decrypt_chunks(keys, header, &mut out, &chunks)?;
-  Ok(out)
 }
 
 /// One sealed chunk of a record: where its ciphertext lies, and what opening it needs.
@@ -457,46 +452,46 @@ fn sealed_chunks(
   Ok(chunks)
 }
 
-/// Decrypts `plain`, the ciphertexts of `chunks` end to end, where it lies. Chunks open independently: past
-/// [`PARALLEL_OPEN_BYTES`] the second half is decrypted on a second thread.
-fn decrypt_chunks(
-  keys: &RecordKeys,
-  header: &RecordHeader,
-  plain: &mut [u8],
-  chunks: &[SealedChunk],
-) -> Result<(), OpenError> {
-  let aad = aad(&header.bytes, keys);
-  let chunk_size = usize::try_from(header.chunk_size).map_err(|_| OpenError::Malformed)?;
-  let decrypt = |plain: &mut [u8], chunks: &[SealedChunk]| -> Result<(), OpenError> {
-    let cipher = keys.cipher();
-    // By position, not `chunks_mut`: an empty answer is one empty chunk whose tag must still be checked.
-    for (i, chunk) in chunks.iter().enumerate() {
-      let end = ((i + 1) * chunk_size).min(plain.len());
-      let piece = &mut plain[i * chunk_size..end];
+/// What opening each chunk of one record needs.
+struct ChunkOpener<'a> {
+  keys: &'a RecordKeys,
+  header: &'a RecordHeader,
+  aad: [u8; HEADER_LEN + KEY_LEN],
+}
+
+impl<'a> ChunkOpener<'a> {
+  fn new(keys: &'a RecordKeys, header: &'a RecordHeader) -> Self {
+    let aad = aad(&header.bytes, keys);
+    ChunkOpener { keys, header, aad }
+  }
+
+  /// Decrypts `chunks` end to end at the start of `buffer`, each written as it is read. The first lies
+  /// `first_at` bytes into `buffer`, and the others as far from it as their ranges say.
+  fn decrypt_down(
+    &self,
+    buffer: &mut [u8],
+    first_at: usize,
+    chunks: &[SealedChunk],
+  ) -> Result<(), OpenError> {
+    let cipher = self.keys.cipher();
+    let first = chunks.first().map_or(0, |chunk| chunk.ciphertext.start);
+    let mut landing = 0;
+    for chunk in chunks {
+      let at = first_at + (chunk.ciphertext.start - first);
+      let end = at + chunk.ciphertext.len();
       cipher
-        .open(
-          nonce(&header.nonce_prefix, chunk.counter, chunk.last),
-          &aad,
-          piece,
+        .open_moved(
+          nonce(&self.header.nonce_prefix, chunk.counter, chunk.last),
+          &self.aad,
+          &mut buffer[landing..end],
+          at - landing,
           &chunk.tag,
         )
         .map_err(|Unauthentic| OpenError::Unauthentic)?;
+      landing += chunk.ciphertext.len();
     }
     Ok(())
-  };
-  if plain.len() < PARALLEL_OPEN_BYTES {
-    return decrypt(plain, chunks);
   }
-  // Every chunk but the last is a chunk size long, so the halves split at a chunk boundary.
-  let half = chunks.len() / 2;
-  let (first, second) = plain.split_at_mut(half * chunk_size);
-  let (first_chunks, second_chunks) = chunks.split_at(half);
-  on_two_threads(
-    || decrypt(first, first_chunks),
-    second,
-    |second| decrypt(second, second_chunks),
-    || OpenError::Unauthentic,
-  )
 }
 
 /// Runs `here` on this thread while `work(there)` runs on a second one, and gives the first error (`here`'s, then

@@ -50,6 +50,20 @@ impl ChunkCipher {
     in_out: &mut [u8],
     tag: &Tag,
   ) -> Result<(), Unauthentic> {
+    self.open_moved(nonce, aad, in_out, 0, tag)
+  }
+
+  /// [`ChunkCipher::open`] for a ciphertext that lies `at` bytes into `in_out`: its plaintext lands at the start,
+  /// written as the ciphertext is read (the bytes before `at` are overwritten), so moving a chunk down costs no
+  /// copy beside its decryption.
+  pub fn open_moved(
+    &self,
+    nonce: ChunkNonce,
+    aad: &[u8],
+    in_out: &mut [u8],
+    at: usize,
+    tag: &Tag,
+  ) -> Result<(), Unauthentic> {
     self
       .key
       .open_in_place_separate_tag(
@@ -57,7 +71,7 @@ impl ChunkCipher {
         Aad::from(aad),
         RingTag::from(*tag),
         in_out,
-        0..,
+        at..,
       )
       .map(|_| ())
       .map_err(|_| Unauthentic)
@@ -140,5 +154,26 @@ mod tests {
     assert!(cipher.open(NONCE, b"header", &mut flipped, &tag).is_err());
     cipher.open(NONCE, b"header", &mut sealed, &tag).unwrap();
     assert_eq!(&sealed[..], b"a chunk of an answer");
+  }
+
+  #[test]
+  fn a_chunk_lying_further_in_opens_to_the_start() {
+    let cipher = ChunkCipher::new(&[2; KEY_LEN]);
+    let plain = b"thirty-five bytes: two blocks and 3";
+    let mut sealed = plain.to_vec();
+    let tag = cipher.seal(NONCE, b"aad", &mut sealed).unwrap();
+    // Before it, a tag and three header bytes; the ciphertext is longer than the distance it moves.
+    let at = TAG_LEN + 3;
+    let mut buffer = [vec![0xee; at], sealed.clone()].concat();
+    cipher
+      .open_moved(NONCE, b"aad", &mut buffer, at, &tag)
+      .unwrap();
+    assert_eq!(&buffer[..plain.len()], plain);
+    let mut flipped = [vec![0xee; at], sealed].concat();
+    flipped[at + 34] ^= 1;
+    assert_eq!(
+      cipher.open_moved(NONCE, b"aad", &mut flipped, at, &tag),
+      Err(Unauthentic)
+    );
   }
 }
