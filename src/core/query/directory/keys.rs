@@ -85,17 +85,29 @@ pub(crate) fn select_by_keys(
   let members = keys_in_object_order(&placed.keys, &placed.containers)?;
   // What the keys lead to, in the order of their objects and, in each, of the names the segment lists.
   let mut selected = Vec::with_capacity(members.len());
-  for object in members.chunk_by(|a, b| a.0 == b.0) {
-    for &name in &order {
-      if let Some(&(_, key)) = object
-        .iter()
-        .find(|&&(_, key)| placed.keys[key as usize].name == name)
-      {
-        match led.spans[key as usize] {
-          Some(span) => selected.push(span),
-          // Without steps each key leads to its own value: a miss there is a fault, and the tape answers.
-          None if route.steps.is_none() => return None,
-          None => {}
+  let mut select = |key: u32| {
+    match led.spans[key as usize] {
+      Some(span) => selected.push(span),
+      // Without steps each key leads to its own value: a miss there is a fault, and the tape answers.
+      None if route.steps.is_none() => return None,
+      None => {}
+    }
+    Some(())
+  };
+  if order == [0] {
+    // One name listed: each object holds one key (a repeat went to the tape), so the keys come in the selection's
+    // order.
+    for &(_, key) in &members {
+      select(key)?;
+    }
+  } else {
+    for object in members.chunk_by(|a, b| a.0 == b.0) {
+      for &name in &order {
+        if let Some(&(_, key)) = object
+          .iter()
+          .find(|&&(_, key)| placed.keys[key as usize].name == name)
+        {
+          select(key)?;
         }
       }
     }
