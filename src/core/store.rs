@@ -232,6 +232,25 @@ impl UnopenedAnswer {
   }
 }
 
+/// The chunks that cover a range of an answer, as the store gave them, with what opens them.
+pub struct UnopenedRange {
+  keys: RecordKeys,
+  header: RecordHeader,
+  span: seal::ChunkSpan,
+  bytes: Vec<u8>,
+}
+
+impl UnopenedRange {
+  /// The range, decrypted on this thread; `None` when its chunks do not open (as [`HandleStore::read_range`]).
+  pub fn open(self) -> Option<Vec<u8>> {
+    seal::open_span(&self.keys, &self.header, &self.span, self.bytes).ok()
+  }
+
+  fn len(&self) -> usize {
+    self.bytes.len()
+  }
+}
+
 // ─── the store ──────────────────────────────────────────────────────────────
 
 /// Sealed answers in one backend, under one namespace and TTL.
@@ -434,6 +453,19 @@ impl HandleStore {
     self.read_and_open(named).await
   }
 
+  /// [`HandleStore::read_directory`]'s record as read, not yet opened, for a caller that decrypts it on the thread
+  /// that goes on to use it.
+  pub async fn read_directory_unopened(
+    &self,
+    handle: &str,
+    owner: &Owner,
+    array_start: u64,
+  ) -> CoreResult<Option<UnopenedAnswer>> {
+    self
+      .read_record(self.directory_keys(handle, owner, array_start)?)
+      .await
+  }
+
   /// The answer's path index, or `None` when there is none (small answer, evicted, expired, another owner's,
   /// tampered with).
   pub async fn read_index(&self, handle: &str, owner: &Owner) -> CoreResult<Option<Vec<u8>>> {
@@ -526,6 +558,21 @@ impl HandleStore {
     start: u64,
     end: u64,
   ) -> CoreResult<Option<Vec<u8>>> {
+    let Some(unopened) = self.read_range_unopened(handle, owner, start, end).await? else {
+      return Ok(None);
+    };
+    crypto(unopened.len(), move || unopened.open()).await
+  }
+
+  /// [`HandleStore::read_range`]'s chunks as read, not yet opened, for a caller that decrypts them on the thread
+  /// that goes on to use them (a hop between threads less); `None` when missing or expired.
+  pub async fn read_range_unopened(
+    &self,
+    handle: &str,
+    owner: &Owner,
+    start: u64,
+    end: u64,
+  ) -> CoreResult<Option<UnopenedRange>> {
     let (keys, key) = self.keys(handle, owner)?;
     // The chunks a range needs depend on the record's length, known from its header: read both at once,
     // assuming the record runs past `end`, and read again only when it does not (a range past the answer's end).
@@ -554,10 +601,12 @@ impl HandleStore {
       }
       _ => bounded(self.backend.get_range(key, span.byte_start, span.byte_end)).await?,
     };
-    crypto(bytes.len(), move || {
-      seal::open_span(&keys, &header, &span, bytes).ok()
-    })
-    .await
+    Ok(Some(UnopenedRange {
+      keys,
+      header,
+      span,
+      bytes,
+    }))
   }
 
   /// Removes a record, its path index and the member directories the index names (for tests and explicit

@@ -20,7 +20,7 @@ use super::{
 };
 use crate::core::error::{CoreError, CoreResult};
 use crate::core::seal::CHUNK_SIZE;
-use crate::core::store::{HandleStore, Owner};
+use crate::core::store::{HandleStore, Owner, UnopenedAnswer};
 
 /// Fragments larger than this are answered on tokio's blocking pool.
 const INLINE_FRAGMENT_BYTES: usize = 64 * 1024;
@@ -251,9 +251,9 @@ async fn answer_from_fragment(
   fragment: Fragment,
   directory: bool,
 ) -> CoreResult<Option<CoreResult<String>>> {
-  let text = store.read_range(&args.handle, owner, fragment.start, fragment.end);
+  let text = store.read_range_unopened(&args.handle, owner, fragment.start, fragment.end);
   let (text, directory) = if directory {
-    let directory = store.read_directory(&args.handle, owner, fragment.start);
+    let directory = store.read_directory_unopened(&args.handle, owner, fragment.start);
     // A directory that cannot be read only costs the shortcut.
     let (text, directory) = tokio::join!(text, directory);
     (text, directory.ok().flatten())
@@ -261,20 +261,17 @@ async fn answer_from_fragment(
     (text.await, None)
   };
   let text = text?.ok_or_else(handle_not_found)?;
-  let (open, close) = if fragment.object {
-    (b'{', b'}')
-  } else {
-    (b'[', b']')
-  };
-  let whole = u64::try_from(text.len()).is_ok_and(|len| len == fragment.end - fragment.start);
-  if !whole || text.first() != Some(&open) || text.last() != Some(&close) {
-    return Ok(None);
-  }
   let _turn = store.query_turns().take(owner).await?;
   let limit = window(args, DEFAULT_LIST_LIMIT).1;
   let owned_args = args.clone();
+  // Opened where they are queried: one hop between threads for the reads' decryption and the query.
   let ran = off_the_workers(move || {
+    let text = text.open().ok_or_else(handle_not_found)?;
+    if !is_whole(&text, &fragment) {
+      return Ok(None);
+    }
     let through_directory = directory
+      .and_then(UnopenedAnswer::open)
       .and_then(Directory::decode)
       .filter(|directory| directory.start == fragment.start)
       .and_then(|directory| {
@@ -286,7 +283,7 @@ async fn answer_from_fragment(
           threshold_bytes,
         )
       });
-    through_directory.or_else(|| {
+    Ok(through_directory.or_else(|| {
       run_fragment_query_keeping_spans(
         &text,
         fragment.start,
@@ -295,14 +292,26 @@ async fn answer_from_fragment(
         threshold_bytes,
         &fragment.arrays,
       )
-    })
+    }))
   })
-  .await?;
+  .await??;
   let Some((outcome, spans)) = ran else {
     return Ok(None);
   };
   keep_match_spans(store, &args.handle, owner, &outcome, spans, limit);
   Ok(Some(outcome))
+}
+
+/// Whether `text` is all of `fragment`: as long as the index says, and opening and closing as its container.
+fn is_whole(text: &[u8], fragment: &Fragment) -> bool {
+  let (open, close) = if fragment.object {
+    (b'{', b'}')
+  } else {
+    (b'[', b']')
+  };
+  u64::try_from(text.len()).is_ok_and(|len| len == fragment.end - fragment.start)
+    && text.first() == Some(&open)
+    && text.last() == Some(&close)
 }
 
 /// Answers a singular path from the byte range the path index names for it. `None` when there is no index or it
