@@ -480,7 +480,7 @@ impl<'a> ChunkOpener<'a> {
       let at = first_at + (chunk.ciphertext.start - first);
       let end = at + chunk.ciphertext.len();
       cipher
-        .open_moved(
+        .open(
           nonce(&self.header.nonce_prefix, chunk.counter, chunk.last),
           &self.aad,
           &mut buffer[landing..end],

@@ -441,20 +441,9 @@ impl HandleStore {
     self.seal_and_keep(named, directory).await
   }
 
-  /// The member directory of the array starting at byte `array_start` of the answer, or `None` when there is none
-  /// (as for [`HandleStore::read_index`]).
-  pub async fn read_directory(
-    &self,
-    handle: &str,
-    owner: &Owner,
-    array_start: u64,
-  ) -> CoreResult<Option<Vec<u8>>> {
-    let named = self.directory_keys(handle, owner, array_start)?;
-    self.read_and_open(named).await
-  }
-
-  /// [`HandleStore::read_directory`]'s record as read, not yet opened, for a caller that decrypts it on the thread
-  /// that goes on to use it.
+  /// The member directory of the array starting at byte `array_start` of the answer, as read, not yet opened (see
+  /// [`UnopenedAnswer::open`]), for a caller that decrypts it on the thread that goes on to use it; `None` when there
+  /// is none (as for [`HandleStore::read_index`]).
   pub async fn read_directory_unopened(
     &self,
     handle: &str,

@@ -42,21 +42,10 @@ impl ChunkCipher {
     tag.as_ref().try_into().ok()
   }
 
-  /// Checks `tag` and decrypts `in_out` where it lies; on a mismatch `in_out` holds no plaintext worth reading.
+  /// Checks `tag` and decrypts the ciphertext that lies `at` bytes into `in_out` (0: where it lies). Its plaintext
+  /// lands at the start, written as the ciphertext is read (the bytes before `at` are overwritten), so moving a chunk
+  /// down costs no copy beside its decryption. On a mismatch `in_out` holds no plaintext worth reading.
   pub fn open(
-    &self,
-    nonce: ChunkNonce,
-    aad: &[u8],
-    in_out: &mut [u8],
-    tag: &Tag,
-  ) -> Result<(), Unauthentic> {
-    self.open_moved(nonce, aad, in_out, 0, tag)
-  }
-
-  /// [`ChunkCipher::open`] for a ciphertext that lies `at` bytes into `in_out`: its plaintext lands at the start,
-  /// written as the ciphertext is read (the bytes before `at` are overwritten), so moving a chunk down costs no
-  /// copy beside its decryption.
-  pub fn open_moved(
     &self,
     nonce: ChunkNonce,
     aad: &[u8],
@@ -121,17 +110,17 @@ mod tests {
 
     let mut cipher = ChunkCipher::new(&record_key);
     assert_eq!(
-      cipher.open(NONCE, b"aad", &mut sealed.clone(), &tag),
+      cipher.open(NONCE, b"aad", &mut sealed.clone(), 0, &tag),
       Ok(())
     );
     cipher.wipe();
     assert_eq!(
-      cipher.open(NONCE, b"aad", &mut sealed.clone(), &tag),
+      cipher.open(NONCE, b"aad", &mut sealed.clone(), 0, &tag),
       Err(Unauthentic),
       "the record key survived the wipe"
     );
     let (mut text, zero_tag) = under_zero_key;
-    assert_eq!(cipher.open(NONCE, b"aad", &mut text, &zero_tag), Ok(()));
+    assert_eq!(cipher.open(NONCE, b"aad", &mut text, 0, &zero_tag), Ok(()));
     assert_eq!(&text, b"sixteen bytes!!!");
   }
 
@@ -146,13 +135,15 @@ mod tests {
     let mut flipped = sealed.clone();
     flipped[0] ^= 1;
     assert!(cipher
-      .open(other_nonce, b"header", &mut sealed.clone(), &tag)
+      .open(other_nonce, b"header", &mut sealed.clone(), 0, &tag)
       .is_err());
     assert!(cipher
-      .open(NONCE, b"headers", &mut sealed.clone(), &tag)
+      .open(NONCE, b"headers", &mut sealed.clone(), 0, &tag)
       .is_err());
-    assert!(cipher.open(NONCE, b"header", &mut flipped, &tag).is_err());
-    cipher.open(NONCE, b"header", &mut sealed, &tag).unwrap();
+    assert!(cipher
+      .open(NONCE, b"header", &mut flipped, 0, &tag)
+      .is_err());
+    cipher.open(NONCE, b"header", &mut sealed, 0, &tag).unwrap();
     assert_eq!(&sealed[..], b"a chunk of an answer");
   }
 
@@ -165,14 +156,12 @@ mod tests {
     // Before it, a tag and three header bytes; the ciphertext is longer than the distance it moves.
     let at = TAG_LEN + 3;
     let mut buffer = [vec![0xee; at], sealed.clone()].concat();
-    cipher
-      .open_moved(NONCE, b"aad", &mut buffer, at, &tag)
-      .unwrap();
+    cipher.open(NONCE, b"aad", &mut buffer, at, &tag).unwrap();
     assert_eq!(&buffer[..plain.len()], plain);
     let mut flipped = [vec![0xee; at], sealed].concat();
     flipped[at + 34] ^= 1;
     assert_eq!(
-      cipher.open_moved(NONCE, b"aad", &mut flipped, at, &tag),
+      cipher.open(NONCE, b"aad", &mut flipped, at, &tag),
       Err(Unauthentic)
     );
   }
