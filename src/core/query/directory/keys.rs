@@ -2,7 +2,8 @@
 //! time, nothing recorded: `tape::pass::containers_of_keys`) tells the object each key so named lies in, and the rest
 //! of the query runs on their values, read from the text as the directory route reads what its directory does not
 //! describe. The text of a long list is read in pieces on two threads: the thread that claims a piece finds its keys
-//! with `memmem`, places them and follows their values, while the piece is in its cache.
+//! with `memmem`, places them, follows their values and puts them in the order of their objects, while the piece is in
+//! its cache; the pieces' orders are then put one after the other, and the keys of the text after the list merged in.
 //!
 //! In JSON text, a quote that no odd run of backslashes escapes opens or closes a string, and a closing quote is
 //! followed only by a blank, `,`, `:`, `]`, `}` or the end. So where `"tags"` appears with its first quote
@@ -81,12 +82,16 @@ pub(crate) fn select_by_keys(
       return None;
     }
   }
-  let led = Followed::joined(placed.led)?;
-  let members = keys_in_object_order(&placed.keys, &placed.containers)?;
+  let parts: Vec<(Vec<FoundKey>, Followed)> = placed
+    .parts
+    .into_iter()
+    .map(|part| Some((part.keys, part.led?)))
+    .collect::<Option<_>>()?;
+  let members = in_object_order(&parts)?;
   // What the keys lead to, in the order of their objects and, in each, of the names the segment lists.
   let mut selected = Vec::with_capacity(members.len());
-  let mut select = |key: u32| {
-    match led.spans[key as usize] {
+  let mut select = |part: u32, key: u32| {
+    match parts[part as usize].1.spans[key as usize] {
       Some(span) => selected.push(span),
       // Without steps each key leads to its own value: a miss there is a fault, and the tape answers.
       None if route.steps.is_none() => return None,
@@ -97,17 +102,17 @@ pub(crate) fn select_by_keys(
   if order == [0] {
     // One name listed: each object holds one key (a repeat went to the tape), so the keys come in the selection's
     // order.
-    for &(_, key) in &members {
-      select(key)?;
+    for &(_, part, key) in &members {
+      select(part, key)?;
     }
   } else {
     for object in members.chunk_by(|a, b| a.0 == b.0) {
       for &name in &order {
-        if let Some(&(_, key)) = object
+        if let Some(&(_, part, key)) = object
           .iter()
-          .find(|&&(_, key)| placed.keys[key as usize].name == name)
+          .find(|&&(_, part, key)| parts[part as usize].0[key as usize].name == name)
         {
-          select(key)?;
+          select(part, key)?;
         }
       }
     }
@@ -119,7 +124,9 @@ pub(crate) fn select_by_keys(
   let mut budget = Budget::for_nodes(nodes);
   budget.spent = named_walk_cost(nodes);
   match route.steps {
-    Some(_) => led.within(budget).then_some(selected),
+    Some(_) => {
+      Followed::within(parts.iter().map(|(_, followed)| followed), budget).then_some(selected)
+    }
     None => run_rest(bytes, query, selected, budget),
   }
 }
@@ -156,11 +163,18 @@ impl KeysToFollow for KeysRoute<'_> {
     keys
   }
 
-  fn follow(&self, bytes: &[u8], keys: &[FoundKey], container_ends: &[u32]) -> Option<Followed> {
+  fn follow(
+    &self,
+    bytes: &[u8],
+    keys: &[FoundKey],
+    containers: &[u32],
+    container_ends: &[u32],
+  ) -> Option<Followed> {
     let steps = self.steps.unwrap_or_default();
     let mut followed = Followed {
       spans: Vec::with_capacity(keys.len()),
       reached: vec![0; steps.len()],
+      in_order: keys_in_object_order(keys, containers)?,
     };
     let mut passing = Passing {
       bytes,
@@ -188,39 +202,28 @@ impl KeysToFollow for KeysRoute<'_> {
   }
 }
 
-/// Where the values of some keys lead through the rest's child steps (their own spans when it has none), and how
-/// many values each step applied to.
+/// Where the values of one part's keys lead through the rest's child steps (their own spans when it has none), how
+/// many values each step applied to, and the keys in the order of their objects: all read by the thread that read
+/// the part.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Followed {
   /// By key: the node it leads to, if any.
   spans: Vec<Option<(u32, u32)>>,
   reached: Vec<u64>,
+  /// The part's keys as [`keys_in_object_order`] orders them: `(object, key)`.
+  in_order: Vec<(u32, u32)>,
 }
 
 impl Followed {
-  /// The parts' results one after the other; `None` when one gave up.
-  fn joined(parts: Vec<Option<Followed>>) -> Option<Followed> {
-    let parts: Vec<Followed> = parts.into_iter().collect::<Option<_>>()?;
-    let mut all = Followed {
-      spans: Vec::with_capacity(parts.iter().map(|part| part.spans.len()).sum()),
-      reached: Vec::new(),
-    };
-    for part in parts {
-      all.spans.extend(part.spans);
-      all.reached.resize(part.reached.len(), 0);
-      for (sum, reached) in all.reached.iter_mut().zip(part.reached) {
-        *sum += reached;
-      }
-    }
-    Some(all)
-  }
-
-  /// Whether following the steps fits `budget`: one unit for each value a step applied to, as the evaluator charges
-  /// it (charged step by step, it would pass the budget at the step where the total does).
-  fn within(&self, budget: Budget) -> bool {
-    let charged = self.reached.iter().fold(budget.spent, |spent, &reached| {
-      spent.saturating_add(reached)
-    });
+  /// Whether following the steps in every part fits `budget`: one unit for each value a step applied to, as the
+  /// evaluator charges it (charged step by step, it would pass the budget at the step where the total does).
+  fn within<'f>(parts: impl IntoIterator<Item = &'f Followed>, budget: Budget) -> bool {
+    let charged = parts
+      .into_iter()
+      .flat_map(|part| &part.reached)
+      .fold(budget.spent, |spent, &reached| {
+        spent.saturating_add(reached)
+      });
     charged <= budget.limit
   }
 }
@@ -290,6 +293,49 @@ fn keys_in_object_order(keys: &[FoundKey], objects: &[u32]) -> Option<Vec<(u32, 
     if repeated {
       return None;
     }
+  }
+  Some(ordered)
+}
+
+/// The keys of every part (`(keys, followed)`, in the text's order), in the order of their objects: `(object, part,
+/// key)`. A part whose objects all start after the last one's (the next piece of a long list) is appended; another
+/// (the text after a long list, whose keys may lie in the objects that hold it) is merged in, after the keys read
+/// before it in the same object. `None` when an object repeats a key across parts.
+fn in_object_order(parts: &[(Vec<FoundKey>, Followed)]) -> Option<Vec<(u32, u32, u32)>> {
+  let count = parts.iter().map(|(keys, _)| keys.len()).sum();
+  let mut ordered: Vec<(u32, u32, u32)> = Vec::with_capacity(count);
+  for (part, (_, followed)) in parts.iter().enumerate() {
+    let run = followed
+      .in_order
+      .iter()
+      .map(|&(object, key)| (object, part as u32, key));
+    let follows = match (ordered.last(), followed.in_order.first()) {
+      (Some(&(last, _, _)), Some(&(first, _))) => last < first,
+      _ => true,
+    };
+    if follows {
+      ordered.extend(run);
+      continue;
+    }
+    let name = |&(_, part, key): &(u32, u32, u32)| parts[part as usize].0[key as usize].name;
+    let mut merged = Vec::with_capacity(count);
+    let mut before = std::mem::take(&mut ordered).into_iter().peekable();
+    for entry in run {
+      while let Some(earlier) = before.next_if(|earlier| earlier.0 <= entry.0) {
+        merged.push(earlier);
+      }
+      let repeated = merged
+        .iter()
+        .rev()
+        .take_while(|earlier| earlier.0 == entry.0)
+        .any(|earlier| name(earlier) == name(&entry));
+      if repeated {
+        return None;
+      }
+      merged.push(entry);
+    }
+    merged.extend(before);
+    ordered = merged;
   }
   Some(ordered)
 }

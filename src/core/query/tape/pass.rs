@@ -50,31 +50,45 @@ pub(crate) trait KeysToFollow: Sync {
   /// the text only where an item of a long array starts, outside every string.
   fn find(&self, bytes: &[u8], from: usize, to: usize) -> Vec<FoundKey>;
 
-  /// What `keys` lead to, given where each one's value ends when it is a container (`container_ends`, else 0).
-  fn follow(&self, bytes: &[u8], keys: &[FoundKey], container_ends: &[u32]) -> Self::Led;
+  /// What `keys` lead to, given the start of the container each lies in (`containers`) and where each one's value
+  /// ends when it is a container (`container_ends`, else 0).
+  fn follow(
+    &self,
+    bytes: &[u8],
+    keys: &[FoundKey],
+    containers: &[u32],
+    container_ends: &[u32],
+  ) -> Self::Led;
 
   /// Whether the caller needs the count of the text's values ([`PlacedKeys::nodes`]); counting them costs the pass
   /// a compare, a popcount and a look inside each container it opens.
   fn counts_values(&self) -> bool;
 }
 
-/// Where [`containers_of_keys`] places each key, and what it counts.
+/// Where [`containers_of_keys`] places each key, part by part, and what it counts.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct PlacedKeys<L> {
-  /// The keys found, in the text's order.
-  pub keys: Vec<FoundKey>,
-  /// The start of the container each key lies in.
-  pub containers: Vec<u32>,
-  /// Just past each key's value where that is a container (found by the same pass), else 0.
-  pub container_ends: Vec<u32>,
+  /// The parts of the text read (the whole text, or the text before a long array, its pieces and the text after
+  /// it), in the text's order. Each keeps its own vectors: joining them would copy every key once more.
+  pub parts: Vec<PlacedPart<L>>,
   /// The values in the text at any depth (its commas plus its non-empty containers, plus the root), when the caller
   /// [counts them](KeysToFollow::counts_values).
   pub nodes: Option<u64>,
   /// Objects (their spans) in which the key of a member holding a key (its value's start) was found more than once,
   /// at any depth: the caller counts the object's own members with it.
   pub suspects: Vec<(std::ops::Range<u32>, u32)>,
-  /// What the keys of each part led to, the parts in the text's order (their keys one after the other).
-  pub led: Vec<L>,
+}
+
+/// The keys found in one part of the text, in the text's order, and what they led to.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct PlacedPart<L> {
+  pub keys: Vec<FoundKey>,
+  /// The start of the container each key lies in.
+  pub containers: Vec<u32>,
+  /// Just past each key's value where that is a container (found by the same pass), else 0.
+  pub container_ends: Vec<u32>,
+  /// What [`KeysToFollow::follow`] made of them, on the thread that read the part.
+  pub led: L,
 }
 
 /// Without SSE2 the pass that places keys is not written: the caller leaves the query to the tape.

@@ -68,7 +68,12 @@ fn nested_and_interleaved_keys_are_selected_in_the_order_of_their_objects() {
     r#"{{"tags":[0,1,2],{},"tags2":1,"a":{{"tags":[3,4,5]}}}}"#,
     &orders[1..orders.len() - 1]
   );
-  for long in [&orders, &around] {
+  // The root's keys on both sides of the orders: those after them come before every order's.
+  let root_after = format!(
+    r#"{{"a":{{"tags":[0,1,2]}},{},"tags":[3,4,5],"x":{{"a":[6,7,8]}}}}"#,
+    &orders[1..orders.len() - 1]
+  );
+  for long in [&orders, &around, &root_after] {
     assert!(
       array_cut(long.as_bytes(), &arrays_of(long)).is_some(),
       "read in pieces"
@@ -77,7 +82,7 @@ fn nested_and_interleaved_keys_are_selected_in_the_order_of_their_objects() {
   for text in texts
     .iter()
     .map(|text| text.to_string())
-    .chain([orders, around])
+    .chain([orders, around, root_after])
   {
     for path in PATHS {
       let found = by_keys(&text, path).unwrap_or_else(|| panic!("answered: {path} on {text:.80}"));
@@ -133,6 +138,13 @@ fn what_the_route_cannot_tell_is_left_to_the_tape() {
   )
   .is_some());
   assert!(by_keys(&repeated_before_the_list, "$..tags").is_none());
+  // The root's key on both sides of it: read by different parts, and a repeat all the same.
+  let repeated_around_the_list = format!(
+    r#"{{"tags":[1,2,3],{},"tags":[4,5,6]}}"#,
+    &orders[1..orders.len() - 1]
+  );
+  assert!(by_keys(&orders, "$..tags").is_some());
+  assert!(by_keys(&repeated_around_the_list, "$..tags").is_none());
   let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
   assert!(
     by_keys(&deep, "$..tags").is_none(),
@@ -223,9 +235,11 @@ fn steps_that_name_one_child_are_charged_as_the_evaluator_charges_them() {
     b'[' | b'{' => end,
     _ => 0,
   });
+  // Each in an object of its own, in the order of their objects.
+  let containers = [1, 2, 3];
   let unlimited = route(u64::MAX);
   let followed = unlimited
-    .follow(text.as_bytes(), &keys, &container_ends)
+    .follow(text.as_bytes(), &keys, &containers, &container_ends)
     .expect("followed");
   assert_eq!(
     followed.spans.iter().flatten().copied().collect::<Vec<_>>(),
@@ -235,8 +249,8 @@ fn steps_that_name_one_child_are_charged_as_the_evaluator_charges_them() {
     limit,
     spent: named_walk_cost(tape.nodes()),
   };
-  assert!(followed.within(budget(charged)));
-  assert!(!followed.within(budget(charged - 1)));
+  assert!(Followed::within([&followed], budget(charged)));
+  assert!(!Followed::within([&followed], budget(charged - 1)));
   // The arrays listed: the three values, then the two the second step applies to.
   let passed_over = unlimited.passed_over.into_inner();
   let listed = |spans: &[(u32, u32)]| -> u64 {
@@ -250,7 +264,7 @@ fn steps_that_name_one_child_are_charged_as_the_evaluator_charges_them() {
     (start, start + value.len() as u32)
   });
   assert_eq!(passed_over, listed(&values[..2]) + listed(&second));
-  let limited = |limit| route(limit).follow(text.as_bytes(), &keys, &container_ends);
+  let limited = |limit| route(limit).follow(text.as_bytes(), &keys, &containers, &container_ends);
   assert_eq!(limited(passed_over), Some(followed));
   assert_eq!(limited(passed_over - 1), None);
 }
@@ -324,7 +338,10 @@ fn the_pass_places_keys_in_their_containers_and_counts_values_as_the_tape() {
     placed.nodes,
     Some(Tape::build(text).expect("a tape").nodes())
   );
-  let ends: Vec<&str> = placed
+  let [whole] = placed.parts.as_slice() else {
+    panic!("one part: no long array")
+  };
+  let ends: Vec<&str> = whole
     .container_ends
     .iter()
     .map(|&end| &text[..end as usize])
@@ -333,13 +350,13 @@ fn the_pass_places_keys_in_their_containers_and_counts_values_as_the_tape() {
     ends[1], r#"{"a":[1,{"k":2},[]],"k":{"k":"}{\"k\":"}"#,
     "the value that is an object ends"
   );
-  assert_eq!(placed.container_ends[0], 0, "a number is not a container");
-  let containers = placed.containers;
+  assert_eq!(whole.container_ends[0], 0, "a number is not a container");
+  let containers = &whole.containers;
   let opens: Vec<u32> = keys
     .iter()
     .map(|&key| text[..key].rfind('{').expect("an object") as u32)
     .collect();
-  assert_eq!(containers, [opens[0], 0, opens[2]]);
+  assert_eq!(*containers, [opens[0], 0, opens[2]]);
 }
 
 /// A key before a long list read in pieces, whose value holds the list: its end is found by the scan after the list.
@@ -357,7 +374,16 @@ fn a_value_that_holds_the_pieces_ends_where_the_text_after_them_closes_it() {
   assert_eq!(&text[1..11], r#""orders":["#);
   let placed =
     containers_of_keys(text.as_bytes(), &Listed(vec![orders]), Some(&cut)).expect("certified");
-  assert_eq!(placed.container_ends, [text.len() as u32 - 1]);
+  let ends: Vec<u32> = placed
+    .parts
+    .iter()
+    .flat_map(|part| part.container_ends.iter().copied())
+    .collect();
+  assert_eq!(ends, [text.len() as u32 - 1]);
+  assert!(
+    placed.parts.len() > 2,
+    "the text before the list, its pieces, the text after it"
+  );
 }
 
 /// Keys given by their places, followed nowhere.
@@ -373,7 +399,7 @@ impl KeysToFollow for Listed {
     self.0.iter().filter(within).copied().collect()
   }
 
-  fn follow(&self, _: &[u8], _: &[FoundKey], _: &[u32]) {}
+  fn follow(&self, _: &[u8], _: &[FoundKey], _: &[u32], _: &[u32]) {}
 
   fn counts_values(&self) -> bool {
     true

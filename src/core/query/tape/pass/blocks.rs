@@ -15,7 +15,7 @@ use memchr::memmem;
 
 use super::{
   after_backslash, close_if_empty, key_closing_quote, keys_found, past_number, plain_key_before,
-  reread_limit, ArrayCut, FoundKey, KeysToFollow, PlacedKeys, Scan,
+  reread_limit, ArrayCut, FoundKey, KeysToFollow, PlacedKeys, PlacedPart, Scan,
 };
 use crate::core::query::MAX_QUERY_DEPTH;
 use safe_arch::*;
@@ -338,7 +338,7 @@ impl<L> Part<L> {
     scan: KeysScan,
     ends: Vec<u32>,
   ) -> Part<L> {
-    let led = route.follow(bytes, &keys, &ends);
+    let led = route.follow(bytes, &keys, &scan.containers, &ends);
     Part {
       keys,
       scan,
@@ -386,28 +386,26 @@ struct KeysScan {
   suspects: Vec<(std::ops::Range<u32>, u32)>,
 }
 
-/// The parts of a read, joined in order; `None` when a part did not place each of its keys, or a key lies in a
-/// container its piece did not see open.
+/// The parts of a read, in order; `None` when a part did not place each of its keys, or a key lies in a container its
+/// piece did not see open.
 fn joined<L>(parts: Vec<Part<L>>, counted: bool) -> Option<PlacedKeys<L>> {
-  let keys = parts.iter().map(|part| part.keys.len()).sum();
   let mut placed = PlacedKeys {
-    keys: Vec::with_capacity(keys),
-    containers: Vec::with_capacity(keys),
-    container_ends: Vec::with_capacity(keys),
+    parts: Vec::with_capacity(parts.len()),
     nodes: counted.then_some(1),
     suspects: Vec::new(),
-    led: Vec::with_capacity(parts.len()),
   };
   for part in parts {
     if part.scan.containers.len() != part.keys.len() || part.scan.containers.contains(&UNKNOWN) {
       return None;
     }
-    placed.keys.extend_from_slice(&part.keys);
-    placed.containers.extend_from_slice(&part.scan.containers);
-    placed.container_ends.extend_from_slice(&part.ends);
     placed.nodes = placed.nodes.map(|nodes| nodes + part.scan.nodes);
     placed.suspects.extend(part.scan.suspects);
-    placed.led.push(part.led);
+    placed.parts.push(PlacedPart {
+      keys: part.keys,
+      containers: part.scan.containers,
+      container_ends: part.ends,
+      led: part.led,
+    });
   }
   Some(placed)
 }
