@@ -87,36 +87,7 @@ pub(crate) fn select_by_keys(
     .into_iter()
     .map(|part| Some((part.keys, part.led?)))
     .collect::<Option<_>>()?;
-  let members = in_object_order(&parts)?;
-  // What the keys lead to, in the order of their objects and, in each, of the names the segment lists.
-  let mut selected = Vec::with_capacity(members.len());
-  let mut select = |part: u32, key: u32| {
-    match parts[part as usize].1.spans[key as usize] {
-      Some(span) => selected.push(span),
-      // Without steps each key leads to its own value: a miss there is a fault, and the tape answers.
-      None if route.steps.is_none() => return None,
-      None => {}
-    }
-    Some(())
-  };
-  if order == [0] {
-    // One name listed: each object holds one key (a repeat went to the tape), so the keys come in the selection's
-    // order.
-    for &(_, part, key) in &members {
-      select(part, key)?;
-    }
-  } else {
-    for object in members.chunk_by(|a, b| a.0 == b.0) {
-      for &name in &order {
-        if let Some(&(_, part, key)) = object
-          .iter()
-          .find(|&&(_, part, key)| parts[part as usize].0[key as usize].name == name)
-        {
-          select(part, key)?;
-        }
-      }
-    }
-  }
+  let selected = selected_in_object_order(&parts, &order, route.steps.is_none())?;
   let Some(nodes) = placed.nodes else {
     // Counted unless the rest cannot spend the budget (`KeysRoute::counts_values`).
     return Some(selected);
@@ -129,6 +100,54 @@ pub(crate) fn select_by_keys(
     }
     None => run_rest(bytes, query, selected, budget),
   }
+}
+
+/// What the keys of `parts` (`(keys, followed)`, in the text's order) lead to, in the order of their objects and, in
+/// each, of the names the segment lists (`order`). `None` when an object repeats a key across parts, or when a key
+/// leads nowhere `without_steps`: each key then leads to its own value, a miss is a fault, and the tape answers.
+fn selected_in_object_order(
+  parts: &[(Vec<FoundKey>, Followed)],
+  order: &[u32],
+  without_steps: bool,
+) -> Option<Vec<(u32, u32)>> {
+  let keys = parts.iter().map(|(keys, _)| keys.len()).sum();
+  let mut selected = Vec::with_capacity(keys);
+  let mut select = |span: &Option<(u32, u32)>| {
+    if span.is_none() && without_steps {
+      return None;
+    }
+    selected.extend(*span);
+    Some(())
+  };
+  if order == [0] && parts_follow_each_other(parts) {
+    // One name listed: each object holds one key (a repeat went to the tape), so each part's keys come in the
+    // selection's order, and the parts one after the other.
+    for (_, followed) in parts {
+      for &(_, key) in &followed.in_order {
+        select(&followed.spans[key as usize])?;
+      }
+    }
+    return Some(selected);
+  }
+  let members = in_object_order(parts)?;
+  let span = |part: u32, key: u32| &parts[part as usize].1.spans[key as usize];
+  if order == [0] {
+    for &(_, part, key) in &members {
+      select(span(part, key))?;
+    }
+  } else {
+    for object in members.chunk_by(|a, b| a.0 == b.0) {
+      for &name in order {
+        if let Some(&(_, part, key)) = object
+          .iter()
+          .find(|&&(_, part, key)| parts[part as usize].0[key as usize].name == name)
+        {
+          select(span(part, key))?;
+        }
+      }
+    }
+  }
+  Some(selected)
 }
 
 /// The keys the query's first segment names and the steps of its rest when each names one child (`None` for a rest
@@ -295,6 +314,22 @@ fn keys_in_object_order(keys: &[FoundKey], objects: &[u32]) -> Option<Vec<(u32, 
     }
   }
   Some(ordered)
+}
+
+/// Whether each part's objects (those of its keys) all start after the objects of the parts before it: the parts' keys
+/// are then in the order of their objects one part after the other.
+fn parts_follow_each_other(parts: &[(Vec<FoundKey>, Followed)]) -> bool {
+  let mut last = None;
+  parts.iter().all(|(_, followed)| {
+    let (Some(&(first, _)), Some(&(end, _))) =
+      (followed.in_order.first(), followed.in_order.last())
+    else {
+      return true;
+    };
+    let follows = last.is_none_or(|last| last < first);
+    last = Some(end);
+    follows
+  })
 }
 
 /// The keys of every part (`(keys, followed)`, in the text's order), in the order of their objects: `(object, part,

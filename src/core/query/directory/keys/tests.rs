@@ -145,6 +145,14 @@ fn what_the_route_cannot_tell_is_left_to_the_tape() {
   );
   assert!(by_keys(&orders, "$..tags").is_some());
   assert!(by_keys(&repeated_around_the_list, "$..tags").is_none());
+  // The same where no piece holds the key: the part before the list and the part after it meet in one object.
+  let repeated_around_no_key = format!(
+    r#"{{"x":[1,2,3],{},"x":[4,5,6]}}"#,
+    &orders[1..orders.len() - 1]
+  );
+  assert!(!orders.contains("\"x\""));
+  assert!(by_keys(&repeated_around_no_key, "$..y").is_some());
+  assert!(by_keys(&repeated_around_no_key, "$..x").is_none());
   let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
   assert!(
     by_keys(&deep, "$..tags").is_none(),
