@@ -130,20 +130,13 @@ fn selected_in_object_order(
     return Some(selected);
   }
   let members = in_object_order(parts)?;
-  let span = |part: u32, key: u32| &parts[part as usize].1.spans[key as usize];
-  if order == [0] {
-    for &(_, part, key) in &members {
-      select(span(part, key))?;
-    }
-  } else {
-    for object in members.chunk_by(|a, b| a.0 == b.0) {
-      for &name in order {
-        if let Some(&(_, part, key)) = object
-          .iter()
-          .find(|&&(_, part, key)| parts[part as usize].0[key as usize].name == name)
-        {
-          select(span(part, key))?;
-        }
+  for object in members.chunk_by(|a, b| a.0 == b.0) {
+    for &name in order {
+      if let Some(&(_, part, key)) = object
+        .iter()
+        .find(|&&(_, part, key)| parts[part as usize].0[key as usize].name == name)
+      {
+        select(&parts[part as usize].1.spans[key as usize])?;
       }
     }
   }
@@ -245,6 +238,15 @@ impl Followed {
       });
     charged <= budget.limit
   }
+
+  /// Whether the part's keys all lie in objects that start after `last`, the last object of the parts before it
+  /// (`None` when they hold no key): its keys then follow theirs in the order of their objects.
+  fn starts_after(&self, last: Option<u32>) -> bool {
+    match (last, self.in_order.first()) {
+      (Some(last), Some(&(first, _))) => last < first,
+      _ => true,
+    }
+  }
 }
 
 /// The distinct names a query's first segment selects by, when it is a descendant segment from the root that
@@ -321,13 +323,8 @@ fn keys_in_object_order(keys: &[FoundKey], objects: &[u32]) -> Option<Vec<(u32, 
 fn parts_follow_each_other(parts: &[(Vec<FoundKey>, Followed)]) -> bool {
   let mut last = None;
   parts.iter().all(|(_, followed)| {
-    let (Some(&(first, _)), Some(&(end, _))) =
-      (followed.in_order.first(), followed.in_order.last())
-    else {
-      return true;
-    };
-    let follows = last.is_none_or(|last| last < first);
-    last = Some(end);
+    let follows = followed.starts_after(last);
+    last = followed.in_order.last().map(|&(object, _)| object).or(last);
     follows
   })
 }
@@ -344,11 +341,7 @@ fn in_object_order(parts: &[(Vec<FoundKey>, Followed)]) -> Option<Vec<(u32, u32,
       .in_order
       .iter()
       .map(|&(object, key)| (object, part as u32, key));
-    let follows = match (ordered.last(), followed.in_order.first()) {
-      (Some(&(last, _, _)), Some(&(first, _))) => last < first,
-      _ => true,
-    };
-    if follows {
+    if followed.starts_after(ordered.last().map(|&(object, _, _)| object)) {
       ordered.extend(run);
       continue;
     }

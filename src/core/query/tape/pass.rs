@@ -79,15 +79,11 @@ pub(crate) struct PlacedKeys<L> {
   pub suspects: Vec<(std::ops::Range<u32>, u32)>,
 }
 
-/// The keys found in one part of the text, in the text's order, and what they led to.
+/// The keys found in one part of the text, in the text's order, and what [`KeysToFollow::follow`] made of them (and of
+/// where the pass placed them), on the thread that read the part.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct PlacedPart<L> {
   pub keys: Vec<FoundKey>,
-  /// The start of the container each key lies in.
-  pub containers: Vec<u32>,
-  /// Just past each key's value where that is a container (found by the same pass), else 0.
-  pub container_ends: Vec<u32>,
-  /// What [`KeysToFollow::follow`] made of them, on the thread that read the part.
   pub led: L,
 }
 

@@ -349,8 +349,8 @@ fn the_pass_places_keys_in_their_containers_and_counts_values_as_the_tape() {
   let [whole] = placed.parts.as_slice() else {
     panic!("one part: no long array")
   };
-  let ends: Vec<&str> = whole
-    .container_ends
+  let (containers, container_ends) = &whole.led;
+  let ends: Vec<&str> = container_ends
     .iter()
     .map(|&end| &text[..end as usize])
     .collect();
@@ -358,8 +358,7 @@ fn the_pass_places_keys_in_their_containers_and_counts_values_as_the_tape() {
     ends[1], r#"{"a":[1,{"k":2},[]],"k":{"k":"}{\"k\":"}"#,
     "the value that is an object ends"
   );
-  assert_eq!(whole.container_ends[0], 0, "a number is not a container");
-  let containers = &whole.containers;
+  assert_eq!(container_ends[0], 0, "a number is not a container");
   let opens: Vec<u32> = keys
     .iter()
     .map(|&key| text[..key].rfind('{').expect("an object") as u32)
@@ -385,7 +384,7 @@ fn a_value_that_holds_the_pieces_ends_where_the_text_after_them_closes_it() {
   let ends: Vec<u32> = placed
     .parts
     .iter()
-    .flat_map(|part| part.container_ends.iter().copied())
+    .flat_map(|part| part.led.1.iter().copied())
     .collect();
   assert_eq!(ends, [text.len() as u32 - 1]);
   assert!(
@@ -394,20 +393,29 @@ fn a_value_that_holds_the_pieces_ends_where_the_text_after_them_closes_it() {
   );
 }
 
-/// Keys given by their places, followed nowhere.
+/// Keys given by their places, followed nowhere: each part hands back where the pass placed its keys, `(containers,
+/// container_ends)`.
 #[cfg(target_arch = "x86_64")]
 struct Listed(Vec<FoundKey>);
 
 #[cfg(target_arch = "x86_64")]
 impl KeysToFollow for Listed {
-  type Led = ();
+  type Led = (Vec<u32>, Vec<u32>);
 
   fn find(&self, _: &[u8], from: usize, to: usize) -> Vec<FoundKey> {
     let within = |key: &&FoundKey| (from..to).contains(&(key.quote as usize));
     self.0.iter().filter(within).copied().collect()
   }
 
-  fn follow(&self, _: &[u8], _: &[FoundKey], _: &[u32], _: &[u32]) {}
+  fn follow(
+    &self,
+    _: &[u8],
+    _: &[FoundKey],
+    containers: &[u32],
+    container_ends: &[u32],
+  ) -> Self::Led {
+    (containers.to_vec(), container_ends.to_vec())
+  }
 
   fn counts_values(&self) -> bool {
     true

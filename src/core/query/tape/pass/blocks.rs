@@ -322,11 +322,10 @@ fn own_ends(scan: &KeysScan, base: usize, count: usize) -> Vec<u32> {
   ends
 }
 
-/// A part of the text read: its keys, the scan that placed them, their values' ends, and what they led to.
+/// A part of the text read: its keys, the scan that placed them, and what they led to (given their values' ends).
 struct Part<L> {
   keys: Vec<FoundKey>,
   scan: KeysScan,
-  ends: Vec<u32>,
   led: L,
 }
 
@@ -339,12 +338,7 @@ impl<L> Part<L> {
     ends: Vec<u32>,
   ) -> Part<L> {
     let led = route.follow(bytes, &keys, &scan.containers, &ends);
-    Part {
-      keys,
-      scan,
-      ends,
-      led,
-    }
+    Part { keys, scan, led }
   }
 }
 
@@ -402,8 +396,6 @@ fn joined<L>(parts: Vec<Part<L>>, counted: bool) -> Option<PlacedKeys<L>> {
     placed.suspects.extend(part.scan.suspects);
     placed.parts.push(PlacedPart {
       keys: part.keys,
-      containers: part.scan.containers,
-      container_ends: part.ends,
       led: part.led,
     });
   }
