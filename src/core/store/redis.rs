@@ -260,6 +260,11 @@ impl<C: ConnectionLike + Clone + Send + Sync + 'static> Backend for RedisBackend
     })
   }
 
+  fn probe(&self) -> BoxFuture<'_, CoreResult<()>> {
+    // On a cluster, PING goes to every master: it succeeds once each slot has a master that answers.
+    Box::pin(async move { self.query(::redis::cmd("PING"), reading_failed).await })
+  }
+
   fn close(&self) -> BoxFuture<'_, ()> {
     Box::pin(async move {
       // Dropping the last clone closes the connections and stops their background tasks.

@@ -40,9 +40,22 @@ fn read_failed(_: rusqlite::Error) -> CoreError {
   )
 }
 
-fn write_failed(_: rusqlite::Error) -> CoreError {
+fn write_failed(error: rusqlite::Error) -> CoreError {
+  if locked(&error) {
+    return unavailable("The SQLite store is locked by another connection.").with_remedy(
+      "Check which program holds storage.sqlite.path; calls resume by themselves once it lets go.",
+    );
+  }
   CoreError::new(ErrorCode::StoreWriteFailed, "The SQLite store could not keep the answer.")
     .with_remedy("Check that storage.sqlite.path is writable and the disk has room; the answer is sent whole meanwhile.")
+}
+
+/// Another connection holds the file's lock past the busy timeout: the store cannot be reached, not refusing.
+fn locked(error: &rusqlite::Error) -> bool {
+  matches!(
+    error.sqlite_error_code(),
+    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+  )
 }
 
 impl Inner {
@@ -241,6 +254,21 @@ impl Backend for SqliteBackend {
         .execute(&format!("DELETE FROM {TABLE} WHERE key = ?1"), params![key])
         .map(|n| n > 0)
         .map_err(write_failed)
+    })
+  }
+
+  fn probe(&self) -> BoxFuture<'_, CoreResult<()>> {
+    self.run(|inner| {
+      let guard = inner.connection()?;
+      let connection = with_connection!(guard);
+      // Takes and lets go of the write lock without waiting for it: a lock held elsewhere fails this probe, and the
+      // next one tries again.
+      connection
+        .busy_timeout(Duration::ZERO)
+        .map_err(read_failed)?;
+      let taken = connection.execute_batch("BEGIN IMMEDIATE; ROLLBACK;");
+      connection.busy_timeout(BUSY_TIMEOUT).map_err(read_failed)?;
+      taken.map_err(read_failed)
     })
   }
 
