@@ -80,8 +80,9 @@ pub trait Backend: Send + Sync {
   fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>>;
   /// Removes the value; true when there was one.
   fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>>;
-  /// The cheapest call that shows the backend answers (see [`breaker`]); one in this process always does.
-  fn probe(&self) -> BoxFuture<'_, CoreResult<()>> {
+  /// The cheapest call that shows the backend answers (see [`breaker`]), reading `key` where a read must name one;
+  /// one in this process always answers.
+  fn probe(&self, _key: String) -> BoxFuture<'_, CoreResult<()>> {
     Box::pin(async { Ok(()) })
   }
   /// Whether values live in this process's memory, so that a read costs no round trip (see [`NearIndexes`]).
@@ -311,7 +312,7 @@ impl HandleStore {
 
   /// One backend call, under the breaker and the time bound.
   async fn guarded<T>(&self, work: impl Future<Output = CoreResult<T>>) -> CoreResult<T> {
-    breaker::guarded(&self.breaker, &self.backend, work).await
+    breaker::guarded(&self.breaker, &self.backend, &self.key_prefix, work).await
   }
 
   /// Whether the store answers now, its outages and their time (see [`breaker`]).

@@ -211,32 +211,33 @@ impl Backoff {
 }
 
 /// Runs `work` (one backend call) under the breaker and the store's time bound; a failure may open the breaker,
-/// which then starts probing `backend`.
+/// which then starts probing `backend` (reading a key under `key_prefix`, where the store's own keys live).
 pub(super) async fn guarded<T>(
   breaker: &Arc<Breaker>,
   backend: &Arc<dyn Backend>,
+  key_prefix: &str,
   work: impl Future<Output = CoreResult<T>>,
 ) -> CoreResult<T> {
   let ticket = breaker.admit()?;
   let outcome = super::bounded(work).await;
   if let Err(error) = &outcome {
-    if breaker.failed(ticket, error, Instant::now()) {
-      start_probing(Arc::downgrade(breaker), Arc::downgrade(backend));
+    // Every failing call runs on a runtime (its time bound needs one).
+    let runtime = tokio::runtime::Handle::try_current();
+    if let (true, Ok(runtime)) = (breaker.failed(ticket, error, Instant::now()), runtime) {
+      let (breaker, backend) = (Arc::downgrade(breaker), Arc::downgrade(backend));
+      runtime.spawn(probe_until_back(
+        breaker,
+        backend,
+        format!("{key_prefix}probe"),
+      ));
     }
   }
   outcome
 }
 
-fn start_probing(breaker: Weak<Breaker>, backend: Weak<dyn Backend>) {
-  // Every failing call runs on a runtime (its time bound needs one).
-  if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-    runtime.spawn(probe_until_back(breaker, backend));
-  }
-}
-
 /// Probes the backend, one probe at a time, each bounded by the wait before the next, until one succeeds (then the
 /// breaker closes), the store closes, or the store is dropped.
-pub(super) async fn probe_until_back(breaker: Weak<Breaker>, backend: Weak<dyn Backend>) {
+async fn probe_until_back(breaker: Weak<Breaker>, backend: Weak<dyn Backend>, key: String) {
   let mut backoff = Backoff::default();
   tokio::time::sleep(backoff.next(random())).await;
   loop {
@@ -248,7 +249,7 @@ pub(super) async fn probe_until_back(breaker: Weak<Breaker>, backend: Weak<dyn B
     if probing.is_shut() {
       return;
     }
-    let answered = tokio::time::timeout(slot, store.probe()).await;
+    let answered = tokio::time::timeout(slot, store.probe(key.clone())).await;
     drop(store);
     if matches!(answered, Ok(Ok(()))) {
       probing.recovered(Instant::now());

@@ -260,9 +260,15 @@ impl<C: ConnectionLike + Clone + Send + Sync + 'static> Backend for RedisBackend
     })
   }
 
-  fn probe(&self) -> BoxFuture<'_, CoreResult<()>> {
-    // On a cluster, PING goes to every master: it succeeds once each slot has a master that answers.
-    Box::pin(async move { self.query(::redis::cmd("PING"), reading_failed).await })
+  fn probe(&self, key: String) -> BoxFuture<'_, CoreResult<()>> {
+    // On a cluster PING goes to every master in the client's slot map, which may have dropped a lost one, while a
+    // keyed read fails on every node as long as some slot has no master (CLUSTERDOWN): both must answer.
+    Box::pin(async move {
+      self.query::<()>(::redis::cmd("PING"), reading_failed).await?;
+      let mut exists = ::redis::cmd("EXISTS");
+      exists.arg(&key);
+      self.query::<()>(exists, reading_failed).await
+    })
   }
 
   fn close(&self) -> BoxFuture<'_, ()> {

@@ -269,7 +269,7 @@ impl Backend for RestBackend {
     Box::pin(async move { Ok(self.write(json!(["DEL", key])).await?.as_i64().unwrap_or(0) > 0) })
   }
 
-  fn probe(&self) -> BoxFuture<'_, CoreResult<()>> {
+  fn probe(&self, _key: String) -> BoxFuture<'_, CoreResult<()>> {
     Box::pin(async move { self.read(json!(["PING"])).await.map(|_| ()) })
   }
 

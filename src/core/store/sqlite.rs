@@ -257,7 +257,7 @@ impl Backend for SqliteBackend {
     })
   }
 
-  fn probe(&self) -> BoxFuture<'_, CoreResult<()>> {
+  fn probe(&self, _key: String) -> BoxFuture<'_, CoreResult<()>> {
     self.run(|inner| {
       let guard = inner.connection()?;
       let connection = with_connection!(guard);

@@ -236,7 +236,7 @@ impl Backend for Switch {
       self.inner.delete(key).await
     })
   }
-  fn probe(&self) -> BoxFuture<'_, CoreResult<()>> {
+  fn probe(&self, _key: String) -> BoxFuture<'_, CoreResult<()>> {
     Box::pin(async move {
       self.probes.fetch_add(1, Ordering::SeqCst);
       let now = self.probing.fetch_add(1, Ordering::SeqCst) + 1;
