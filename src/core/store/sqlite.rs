@@ -3,7 +3,7 @@
 //! at open and on writes once per purge interval. Range reads use SQLite's incremental blob I/O.
 //! Every call runs on tokio's blocking pool.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -259,10 +259,14 @@ impl Backend for SqliteBackend {
 
   fn probe(&self, _key: String) -> BoxFuture<'_, CoreResult<()>> {
     self.run(|inner| {
-      let guard = inner.connection()?;
+      // Waits for nothing, so that probes never pile up on the blocking pool: not behind a call still waiting out
+      // the busy timeout (the connection's lock), nor for the file's write lock, which it takes and lets go of.
+      let guard = match inner.connection.try_lock() {
+        Ok(guard) => guard,
+        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+        Err(TryLockError::WouldBlock) => return Err(unavailable("The SQLite store is busy.")),
+      };
       let connection = with_connection!(guard);
-      // Takes and lets go of the write lock without waiting for it: a lock held elsewhere fails this probe, and the
-      // next one tries again.
       connection
         .busy_timeout(Duration::ZERO)
         .map_err(read_failed)?;
