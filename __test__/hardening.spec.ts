@@ -195,6 +195,7 @@ describe('what an operator can see (MCP SDK adapter)', () => {
       expect(stats.keptBytes).toBe((folded._meta?.['frontmcp/result-handle'] as { bytes: number }).bytes);
       expect(stats.queries).toEqual({ ok: 1, RESULT_PATH_NOT_FOUND: 1, INVALID_INPUT: 1 });
       expect(stats.storeFailures).toEqual({});
+      expect(stats.store).toEqual({ state: 'up', outages: 0, outageMs: 0 });
       expect(warnings).toEqual([]);
     } finally {
       await client.close();

@@ -44,7 +44,7 @@ export {
 } from './result-handles.options';
 export { ResultQueryTool } from './tools/result-query.tool';
 export { RESULT_HANDLES_METRICS } from './host/stats';
-export type { ResultHandlesStats } from './host/stats';
+export type { ResultHandlesStats, ResultHandlesStoreHealth } from './host/stats';
 
 /** Version of the native engine this package loaded. */
 export const ENGINE_VERSION: string = native.engineVersion();

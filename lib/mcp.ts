@@ -25,7 +25,7 @@ export { foldable, type FoldableShape } from './host/zod-foldable';
 export type { ResultHandlesLogger } from './host/logger';
 export type { ResultHandlesOptions } from './host/open-engine';
 export type { FoldedAnswer, FoldPolicy } from './host/pipeline';
-export { RESULT_HANDLES_METRICS, type ResultHandlesStats } from './host/stats';
+export { RESULT_HANDLES_METRICS, type ResultHandlesStats, type ResultHandlesStoreHealth } from './host/stats';
 
 const ATTACHED = Symbol.for('result-handles-native/mcp.attached');
 
@@ -84,7 +84,10 @@ export interface ResultHandles {
   ready(): Promise<void>;
   /** Disconnects the store. */
   close(): Promise<void>;
-  /** Counters since creation: folded, passed whole by reason, kept bytes, queries by outcome, store failures. */
+  /**
+   * Counters since creation: folded, passed whole by reason, kept bytes, queries by outcome, store failures; and the
+   * store's state with its outages' count and time.
+   */
   stats(): ResultHandlesStats;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): every Rust test, the type tests (strict apps and the README's code compiled
 # with tsc), then every vitest spec against the built addon.
-# Installs what a fresh machine lacks: redis-server (apt, as root) and the npm dependencies.
+# Installs what a fresh machine lacks: redis-server and the sqlite3 shell (apt, as root) and the npm dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,16 @@ if ! command -v redis-server >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
   else
     echo "[test] redis-server is missing: install it (apt-get install -y redis-server) and run again" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v sqlite3 >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "[test] installing the sqlite3 shell (the outage suite locks a SQLite file from another process)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sqlite3 >/dev/null
+  else
+    echo "[test] the sqlite3 shell is missing: install it (apt-get install -y sqlite3) and run again" >&2
     exit 1
   fi
 fi

@@ -82,6 +82,8 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
     query: (argsJson, session, subject) => engine.query(argsJson, session ?? undefined, subject ?? undefined),
     resolveReferences: (argsJson, session, subject) =>
       engine.resolveReferences(argsJson, session ?? undefined, subject ?? undefined),
+    storeHealth: () => engine.storeHealth(),
+    watchStore: (watcher) => engine.watchStore(watcher),
     close: () => engine.close(),
   };
 }

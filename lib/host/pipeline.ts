@@ -9,7 +9,7 @@
 import * as native from '../native';
 import { type Owner } from './owner';
 import { Warnings } from './logger';
-import { Stats, type ResultHandlesStats } from './stats';
+import { Stats, STORE_NOT_OPENED, type ResultHandlesStats, type ResultHandlesStoreHealth } from './stats';
 import { handOver, type HandOverContext, type SplitAnswer } from './hand-over';
 
 /** `{ preview, shape, handle }`: what a model sees in place of a large answer. */
@@ -73,8 +73,21 @@ export interface EngineLike {
   query(argsJson: string, session?: string | null, subject?: string | null): Promise<string>;
   /** The arguments with their handle references resolved (JSON text), or null when they hold none. */
   resolveReferences(argsJson: string, session?: string | null, subject?: string | null): Promise<string | null>;
+  /** Whether the store answers now, and its outages. */
+  storeHealth?(): ResultHandlesStoreHealth;
+  /** Calls `watcher` when a store outage starts and when it ends (not keeping the process alive). */
+  watchStore?(watcher: (event: StoreEventLike) => void): void;
   close(): Promise<void>;
 }
+
+/** A store outage that starts (`'down'`, with what failed) or ends (`'up'`, with how long it lasted). */
+export interface StoreEventLike {
+  state: 'up' | 'down';
+  cause?: string | null;
+  outageMs?: number | null;
+}
+
+const STORE_UNAVAILABLE = 'RESULT_STORE_UNAVAILABLE';
 
 /** `foldPolicy(toolName, answer, { bytes, fullName, request })`: return false to send an answer whole. */
 export type FoldPolicy = (
@@ -205,7 +218,9 @@ export class HostPipeline {
       this.engine = opening;
       opening.then(
         (engine) => {
-          if (this.engine === opening) this.opened = engine;
+          if (this.engine !== opening) return;
+          this.opened = engine;
+          engine.watchStore?.((event) => this.storeEvent(event));
         },
         () => {
           if (this.engine === opening) this.engine = undefined;
@@ -321,9 +336,12 @@ export class HostPipeline {
       this.counters.foldedOne(plan.bytes ?? 0);
       return JSON.parse(folded) as unknown;
     } catch (error) {
-      this.warnings.say(
-        `could not keep an answer of tool "${call.fullName}" (${errorCode(error)}); it was sent whole.`,
-      );
+      // An unreachable store is told once as its outage starts and once as it ends, not on every call.
+      if (errorCode(error) !== STORE_UNAVAILABLE) {
+        this.warnings.say(
+          `could not keep an answer of tool "${call.fullName}" (${errorCode(error)}); it was sent whole.`,
+        );
+      }
       this.counters.failed(errorCode(error));
       return this.passed(result, 'store-failed');
     }
@@ -350,7 +368,21 @@ export class HostPipeline {
 
   /** What this runtime has done so far (see {@link ResultHandlesStats}). */
   stats(): ResultHandlesStats {
-    return this.counters.snapshot();
+    return this.counters.snapshot(this.opened?.storeHealth?.() ?? STORE_NOT_OPENED);
+  }
+
+  /** Says an outage's start and end, each once, whether a call or a background probe found it. */
+  private storeEvent(event: StoreEventLike): void {
+    if (event.state === 'down') {
+      this.warnings.say(
+        `the result store stopped answering (${event.cause ?? STORE_UNAVAILABLE}): large answers are sent whole, and ` +
+          `result_query and handle references fail with ${STORE_UNAVAILABLE} at once, until it is back ` +
+          '(checked in the background, about once a second).',
+      );
+    } else {
+      const seconds = ((event.outageMs ?? 0) / 1000).toFixed(1);
+      this.warnings.say(`the result store answers again after ${seconds} s down; large answers fold again.`);
+    }
   }
 
   private passed(result: unknown, reason: string): unknown {

@@ -19,15 +19,38 @@ export interface ResultHandlesStats {
   queries: Record<string, number>;
   /** Calls the store failed (keeping or reading an answer, or opening), by code. */
   storeFailures: Record<string, number>;
+  /** Whether the store answers now, and its outages since it opened. */
+  store: ResultHandlesStoreHealth;
 }
 
-/** OpenTelemetry instrument names (all monotonic counters) and the attribute that splits each. */
+/**
+ * The store as its circuit breaker sees it. While `'down'`, calls fail at once with `RESULT_STORE_UNAVAILABLE`
+ * (large answers are sent whole) and a probe checks the store in the background until it answers.
+ */
+export interface ResultHandlesStoreHealth {
+  state: 'up' | 'down';
+  /** Outages since the store opened. */
+  outages: number;
+  /** Milliseconds spent down, the outage under way included. */
+  outageMs: number;
+}
+
+/** What `stats().store` says before the store is open. */
+export const STORE_NOT_OPENED: ResultHandlesStoreHealth = Object.freeze({ state: 'up', outages: 0, outageMs: 0 });
+
+/**
+ * OpenTelemetry instrument names and the attribute that splits each: monotonic counters, but `storeDown`, a gauge
+ * (1 while `store.state` is `'down'`).
+ */
 export const RESULT_HANDLES_METRICS = {
   folded: { name: 'result_handles.answers.folded', unit: '{answer}' },
   passed: { name: 'result_handles.answers.passed', unit: '{answer}', attribute: 'reason' },
   keptBytes: { name: 'result_handles.kept.size', unit: 'By' },
   queries: { name: 'result_handles.queries', unit: '{query}', attribute: 'outcome' },
   storeFailures: { name: 'result_handles.store.failures', unit: '{failure}', attribute: 'code' },
+  storeDown: { name: 'result_handles.store.down', unit: '1' },
+  storeOutages: { name: 'result_handles.store.outages', unit: '{outage}' },
+  storeOutageMs: { name: 'result_handles.store.outage.duration', unit: 'ms' },
 } as const;
 
 const STORE_CODES = new Set(['RESULT_STORE_UNAVAILABLE', 'RESULT_STORE_WRITE_FAILED']);
@@ -58,13 +81,14 @@ export class Stats {
     if (STORE_CODES.has(code)) bump(this.storeFailures, code);
   }
 
-  snapshot(): ResultHandlesStats {
+  snapshot(store: ResultHandlesStoreHealth): ResultHandlesStats {
     return {
       folded: this.folded,
       passed: Object.fromEntries(this.passed),
       keptBytes: this.keptBytes,
       queries: Object.fromEntries(this.queries),
       storeFailures: Object.fromEntries(this.storeFailures),
+      store: { ...store },
     };
   }
 }

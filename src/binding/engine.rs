@@ -18,7 +18,7 @@ mod plan;
 
 use super::error::{run_async, run_blocking, run_sync, FirstPoll};
 use super::options::NativeSettings;
-use super::store::NativeHandleStore;
+use super::store::{health_of, watch, NativeHandleStore, StoreHealth, StoreWatcher};
 use super::text::{utf8_room, JsText, LazyJsText};
 use super::warm::{AnswerBuffer, ScratchBuffer};
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
@@ -242,6 +242,19 @@ impl ResultHandlesEngine {
   #[napi(getter)]
   pub fn ttl_seconds(&self) -> f64 {
     self.core.store.ttl_seconds() as f64
+  }
+
+  /// Whether the store answers now, and its outages since it opened.
+  #[napi]
+  pub fn store_health(&self) -> StoreHealth {
+    health_of(&self.core.store)
+  }
+
+  /// Calls `watcher` on the JS thread when a store outage starts and when it ends, also when a background probe
+  /// finds the store back and no call comes; it does not keep the process alive.
+  #[napi(ts_args_type = "watcher: (event: StoreEvent) => void")]
+  pub fn watch_store(&self, watcher: StoreWatcher) {
+    watch(&self.core.store, watcher);
   }
 
   /// Inspects a CallToolResult (`JSON.stringify` output) and folds its answer when it is a candidate over the

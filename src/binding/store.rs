@@ -3,7 +3,10 @@
 use std::sync::Arc;
 
 use napi::bindgen_prelude::{Buffer, Either, PromiseRaw};
-use napi::{Env, Result};
+use napi::threadsafe_function::{
+  ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
+};
+use napi::{Env, Result, Status};
 use napi_derive::napi;
 use zeroize::Zeroizing;
 
@@ -13,8 +16,64 @@ use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::options::input::JsType;
 use crate::core::options::{check_store_settings, process_env, OptionsInput, StoreSettings};
 use crate::core::seal::{Owner, ServerSecret};
+use crate::core::store::breaker::Transition;
 use crate::core::store::config::configuration_error;
 use crate::core::store::{self, HandleStore};
+
+/// Whether a store answers, for operators (`stats().store`).
+#[napi(object)]
+pub struct StoreHealth {
+  /// `'down'` while the store is not answering: calls fail at once with RESULT_STORE_UNAVAILABLE.
+  #[napi(ts_type = "'up' | 'down'")]
+  pub state: String,
+  /// Outages since the store opened.
+  pub outages: f64,
+  /// Milliseconds spent down, the outage under way included.
+  pub outage_ms: f64,
+}
+
+/// An outage that starts (`'down'`, with what failed) or ends (`'up'`, with how long it lasted).
+#[napi(object)]
+pub struct StoreEvent {
+  #[napi(ts_type = "'up' | 'down'")]
+  pub state: String,
+  /// With `'down'`: the failure that started it (a coded message, no secret).
+  pub cause: Option<String>,
+  /// With `'up'`: how long it lasted, in milliseconds.
+  pub outage_ms: Option<f64>,
+}
+
+/// A JS function told of each outage, not keeping the process alive.
+pub(crate) type StoreWatcher =
+  ThreadsafeFunction<StoreEvent, UnknownReturnValue, StoreEvent, Status, false, true>;
+
+pub(crate) fn health_of(store: &HandleStore) -> StoreHealth {
+  let health = store.health();
+  StoreHealth {
+    state: if health.down { "down" } else { "up" }.to_string(),
+    outages: health.outages as f64,
+    outage_ms: health.down_for.as_secs_f64() * 1000.0,
+  }
+}
+
+/// Tells `watcher` of every transition of `store`'s breaker, on the JS thread, whatever thread found it.
+pub(crate) fn watch(store: &HandleStore, watcher: StoreWatcher) {
+  store.on_transition(Arc::new(move |transition| {
+    let event = match transition {
+      Transition::Down { cause } => StoreEvent {
+        state: "down".to_string(),
+        cause: Some(cause.clone()),
+        outage_ms: None,
+      },
+      Transition::Up { lasted } => StoreEvent {
+        state: "up".to_string(),
+        cause: None,
+        outage_ms: Some(lasted.as_secs_f64() * 1000.0),
+      },
+    };
+    watcher.call(event, ThreadsafeFunctionCallMode::NonBlocking);
+  }));
+}
 
 fn owner(session: Option<String>, subject: Option<String>) -> Owner {
   Owner::new(session, subject)
@@ -145,6 +204,12 @@ impl NativeHandleStore {
   #[napi(getter)]
   pub fn ttl_seconds(&self) -> f64 {
     self.inner.ttl_seconds() as f64
+  }
+
+  /// Whether the store answers now, and its outages since it opened.
+  #[napi(getter)]
+  pub fn health(&self) -> StoreHealth {
+    health_of(&self.inner)
   }
 
   /// A fresh handle: a random UUID v4 from the OS CSPRNG.

@@ -3,8 +3,10 @@
 //! The backend never sees a handle, a session, a subject or a plaintext: only the storage key (HKDF output) and the
 //! sealed record. Missing, expired, foreign (another owner derives another key) and tampered records all read as
 //! `None` through the same path. Backend failures are coded errors (`RESULT_STORE_UNAVAILABLE`,
-//! `RESULT_STORE_WRITE_FAILED`) that arrive within [`OPERATION_TIMEOUT`], never a hang.
+//! `RESULT_STORE_WRITE_FAILED`) that arrive within [`OPERATION_TIMEOUT`], never a hang, and at once while the
+//! backend is known to be unreachable ([`breaker`]).
 
+pub mod breaker;
 pub mod config;
 #[cfg(test)]
 pub(crate) mod counting;
@@ -27,6 +29,7 @@ pub use crate::core::seal::Owner;
 use crate::core::seal::{
   self, RecordHeader, RecordKeys, ServerSecret, CHUNK_SIZE, HEADER_LEN, TAG_LEN,
 };
+use breaker::{Breaker, Health, Listener};
 use config::{BackendConfig, MemoryConfig, StorageConfig};
 use near_indexes::NearIndexes;
 
@@ -77,6 +80,11 @@ pub trait Backend: Send + Sync {
   fn set(&self, key: String, value: Vec<u8>, ttl_seconds: u64) -> BoxFuture<'_, CoreResult<()>>;
   /// Removes the value; true when there was one.
   fn delete(&self, key: String) -> BoxFuture<'_, CoreResult<bool>>;
+  /// The cheapest call that shows the backend answers (see [`breaker`]), reading `key` where a read must name one;
+  /// one in this process always answers.
+  fn probe(&self, _key: String) -> BoxFuture<'_, CoreResult<()>> {
+    Box::pin(async { Ok(()) })
+  }
   /// Whether values live in this process's memory, so that a read costs no round trip (see [`NearIndexes`]).
   fn in_process(&self) -> bool {
     false
@@ -265,6 +273,8 @@ pub struct HandleStore {
   query_turns: crate::core::query::OwnerTurns,
   /// Recent sealed path indexes, for a backend outside this process (`None` for memory).
   near_indexes: Option<NearIndexes>,
+  /// Fails calls at once while the backend is unreachable (see [`breaker`]).
+  breaker: Arc<Breaker>,
 }
 
 impl HandleStore {
@@ -296,7 +306,23 @@ impl HandleStore {
       query_turns: Default::default(),
       near_indexes: (!backend.in_process()).then(|| NearIndexes::new(ttl_seconds)),
       backend,
+      breaker: Arc::default(),
     })
+  }
+
+  /// One backend call, under the breaker and the time bound.
+  async fn guarded<T>(&self, work: impl Future<Output = CoreResult<T>>) -> CoreResult<T> {
+    breaker::guarded(&self.breaker, &self.backend, &self.key_prefix, work).await
+  }
+
+  /// Whether the store answers now, its outages and their time (see [`breaker`]).
+  pub fn health(&self) -> Health {
+    self.breaker.health(tokio::time::Instant::now())
+  }
+
+  /// Calls `listener` when an outage starts and when it ends.
+  pub fn on_transition(&self, listener: Listener) {
+    self.breaker.listen(listener);
   }
 
   /// Whose turn it is to read a whole answer for a query (see `query::turns`).
@@ -350,7 +376,9 @@ impl HandleStore {
       seal::seal_in_place(&keys, plaintext)
     })
     .await??;
-    bounded(self.backend.set(key, record, self.ttl_seconds)).await
+    self
+      .guarded(self.backend.set(key, record, self.ttl_seconds))
+      .await
   }
 
   /// The record under `key`, with the `keys` that open it; `None` when missing or expired.
@@ -358,7 +386,7 @@ impl HandleStore {
     &self,
     (keys, key): (RecordKeys, String),
   ) -> CoreResult<Option<UnopenedAnswer>> {
-    let record = bounded(self.backend.get(key)).await?;
+    let record = self.guarded(self.backend.get(key)).await?;
     Ok(record.map(|record| UnopenedAnswer { keys, record }))
   }
 
@@ -390,7 +418,9 @@ impl HandleStore {
       .near_indexes
       .as_ref()
       .map(|near| (near, key.clone(), record.clone()));
-    bounded(self.backend.set(key, record, self.ttl_seconds)).await?;
+    self
+      .guarded(self.backend.set(key, record, self.ttl_seconds))
+      .await?;
     if let Some((near, key, record)) = near {
       near.put(&key, record);
     }
@@ -471,12 +501,12 @@ impl HandleStore {
   /// The sealed index under `key`: the one kept in this process, or the backend's (then kept).
   async fn sealed_index(&self, key: String) -> CoreResult<Option<Vec<u8>>> {
     let Some(near) = &self.near_indexes else {
-      return bounded(self.backend.get(key)).await;
+      return self.guarded(self.backend.get(key)).await;
     };
     if let Some(record) = near.get(&key) {
       return Ok(Some(record));
     }
-    let record = bounded(self.backend.get(key.clone())).await?;
+    let record = self.guarded(self.backend.get(key.clone())).await?;
     if let Some(record) = &record {
       near.put(&key, record.clone());
     }
@@ -513,12 +543,10 @@ impl HandleStore {
 
   /// Stores an answer [`HandleStore::seal_answer`] sealed, with the TTL.
   pub async fn keep_sealed(&self, sealed: SealedAnswer) -> CoreResult<()> {
-    bounded(
-      self
-        .backend
-        .set(sealed.key, sealed.record, self.ttl_seconds),
-    )
-    .await
+    let keep = self
+      .backend
+      .set(sealed.key, sealed.record, self.ttl_seconds);
+    self.guarded(keep).await
   }
 
   /// The answer, or `None` when missing, expired, another owner's or tampered with.
@@ -570,11 +598,13 @@ impl HandleStore {
         let read = self
           .backend
           .get_head_and_range(key.clone(), HEADER_LEN as u64, from, to);
-        let (head, bytes) = bounded(read).await?;
+        let (head, bytes) = self.guarded(read).await?;
         (head, Some((from, bytes)))
       }
       None => (
-        bounded(self.backend.get_range(key.clone(), 0, HEADER_LEN as u64)).await?,
+        self
+          .guarded(self.backend.get_range(key.clone(), 0, HEADER_LEN as u64))
+          .await?,
         None,
       ),
     };
@@ -588,7 +618,11 @@ impl HandleStore {
         bytes.truncate(wanted);
         bytes
       }
-      _ => bounded(self.backend.get_range(key, span.byte_start, span.byte_end)).await?,
+      _ => {
+        self
+          .guarded(self.backend.get_range(key, span.byte_start, span.byte_end))
+          .await?
+      }
     };
     Ok(Some(UnopenedRange {
       keys,
@@ -610,17 +644,18 @@ impl HandleStore {
     if let Some(near) = &self.near_indexes {
       near.remove(&index_key);
     }
-    let removed = bounded(self.backend.delete(key)).await?;
+    let removed = self.guarded(self.backend.delete(key)).await?;
     for array in arrays {
       let (_, directory_key) = self.directory_keys(handle, owner, array.start)?;
-      bounded(self.backend.delete(directory_key)).await?;
+      self.guarded(self.backend.delete(directory_key)).await?;
     }
-    bounded(self.backend.delete(index_key)).await?;
+    self.guarded(self.backend.delete(index_key)).await?;
     Ok(removed)
   }
 
   /// Releases the backend's connections. Later calls fail with `RESULT_STORE_UNAVAILABLE`.
   pub async fn close(&self) {
+    self.breaker.shut();
     let _ = tokio::time::timeout(OPERATION_TIMEOUT, self.backend.close()).await;
   }
 }

@@ -260,6 +260,19 @@ impl<C: ConnectionLike + Clone + Send + Sync + 'static> Backend for RedisBackend
     })
   }
 
+  fn probe(&self, key: String) -> BoxFuture<'_, CoreResult<()>> {
+    // On a cluster PING goes to every master in the client's slot map, which may have dropped a lost one, while a
+    // keyed read fails on every node as long as some slot has no master (CLUSTERDOWN): both must answer.
+    Box::pin(async move {
+      self
+        .query::<()>(::redis::cmd("PING"), reading_failed)
+        .await?;
+      let mut exists = ::redis::cmd("EXISTS");
+      exists.arg(&key);
+      self.query::<()>(exists, reading_failed).await
+    })
+  }
+
   fn close(&self) -> BoxFuture<'_, ()> {
     Box::pin(async move {
       // Dropping the last clone closes the connections and stops their background tasks.

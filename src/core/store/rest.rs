@@ -269,6 +269,10 @@ impl Backend for RestBackend {
     Box::pin(async move { Ok(self.write(json!(["DEL", key])).await?.as_i64().unwrap_or(0) > 0) })
   }
 
+  fn probe(&self, _key: String) -> BoxFuture<'_, CoreResult<()>> {
+    Box::pin(async move { self.read(json!(["PING"])).await.map(|_| ()) })
+  }
+
   fn close(&self) -> BoxFuture<'_, ()> {
     Box::pin(async move {
       self

@@ -3,7 +3,7 @@
 //! at open and on writes once per purge interval. Range reads use SQLite's incremental blob I/O.
 //! Every call runs on tokio's blocking pool.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{params, Connection, OptionalExtension};
@@ -40,9 +40,22 @@ fn read_failed(_: rusqlite::Error) -> CoreError {
   )
 }
 
-fn write_failed(_: rusqlite::Error) -> CoreError {
+fn write_failed(error: rusqlite::Error) -> CoreError {
+  if locked(&error) {
+    return unavailable("The SQLite store is locked by another connection.").with_remedy(
+      "Check which program holds storage.sqlite.path; calls resume by themselves once it lets go.",
+    );
+  }
   CoreError::new(ErrorCode::StoreWriteFailed, "The SQLite store could not keep the answer.")
     .with_remedy("Check that storage.sqlite.path is writable and the disk has room; the answer is sent whole meanwhile.")
+}
+
+/// Another connection holds the file's lock past the busy timeout: the store cannot be reached, not refusing.
+fn locked(error: &rusqlite::Error) -> bool {
+  matches!(
+    error.sqlite_error_code(),
+    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+  )
 }
 
 impl Inner {
@@ -241,6 +254,25 @@ impl Backend for SqliteBackend {
         .execute(&format!("DELETE FROM {TABLE} WHERE key = ?1"), params![key])
         .map(|n| n > 0)
         .map_err(write_failed)
+    })
+  }
+
+  fn probe(&self, _key: String) -> BoxFuture<'_, CoreResult<()>> {
+    self.run(|inner| {
+      // Waits for nothing, so that probes never pile up on the blocking pool: not behind a call still waiting out
+      // the busy timeout (the connection's lock), nor for the file's write lock, which it takes and lets go of.
+      let guard = match inner.connection.try_lock() {
+        Ok(guard) => guard,
+        Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+        Err(TryLockError::WouldBlock) => return Err(unavailable("The SQLite store is busy.")),
+      };
+      let connection = with_connection!(guard);
+      connection
+        .busy_timeout(Duration::ZERO)
+        .map_err(read_failed)?;
+      let taken = connection.execute_batch("BEGIN IMMEDIATE; ROLLBACK;");
+      connection.busy_timeout(BUSY_TIMEOUT).map_err(read_failed)?;
+      taken.map_err(read_failed)
     })
   }
 
