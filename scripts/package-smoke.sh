@@ -33,9 +33,13 @@ main_tgz="$work/out/$name-$version.tgz"
 platform_tgz="$work/out/$name-linux-x64-gnu-$version.tgz"
 ls -l "$main_tgz" "$platform_tgz"
 
+# Every platform package, at this version (npm skips those it cannot find or that do not fit the machine).
 optional=$(tar xzf "$main_tgz" -O package/package.json | node -p "JSON.stringify(JSON.parse(require('fs').readFileSync(0, 'utf8')).optionalDependencies)")
-if [ "$optional" != "{\"$name-linux-x64-gnu\":\"$version\"}" ]; then
-  echo "[pack] the main package must list its platform package in optionalDependencies, got $optional" >&2
+expected=$(node -p "const p = require('./package.json'); JSON.stringify(Object.fromEntries(
+  ['darwin-arm64', 'darwin-x64', 'linux-arm64-gnu', 'linux-arm64-musl', 'linux-x64-gnu', 'linux-x64-musl', 'win32-x64-msvc']
+    .map((platform) => [p.name + '-' + platform, p.version])))")
+if [ "$(node -p "JSON.stringify(Object.fromEntries(Object.entries($optional).sort()))")" != "$expected" ]; then
+  echo "[pack] the main package must list every platform package in optionalDependencies, got $optional" >&2
   exit 1
 fi
 
