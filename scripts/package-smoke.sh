@@ -2,7 +2,7 @@
 # The package as a user gets it: packs the two npm packages (this one, and npm/linux-x64-gnu with the built addon),
 # checks the main tarball (no .node inside; declarations right for every resolution mode, with attw), then installs
 # both tarballs into a fresh ESM app (zod 4) and a fresh CommonJS app (zod 3.25, through zod/v4) in a temp dir, with
-# cargo and rustc off the PATH, and runs a fold + query through a real MCP client in each.
+# cargo and rustc shadowed by failing stand-ins, and runs a fold + query through a real MCP client in each.
 # Needs a built tree (`npm run build`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,10 +70,15 @@ fi
 echo "[attw] declarations of the packed tarball"
 npx attw "$main_tgz"
 
-# Every directory holding cargo or rustc leaves the PATH: the install must not build anything from source.
-no_rust_path=$(echo "$PATH" | tr ':' '\n' | while read -r dir; do
-  [ -n "$dir" ] && [ ! -x "$dir/cargo" ] && [ ! -x "$dir/rustc" ] && echo "$dir"
-done | paste -sd: -)
+# cargo and rustc are shadowed on the PATH by stand-ins that record a call and fail: the install must not build
+# anything from source. (Dropping every directory that holds them would drop /usr/bin where Debian's rustc-web, which
+# scripts/cross.sh installs, puts its own.)
+no_rust="$work/no-rust"
+mkdir -p "$no_rust"
+for tool in cargo rustc; do
+  printf '#!/bin/sh\necho "$0 $*" >>"%s/called"\nexit 1\n' "$no_rust" >"$no_rust/$tool"
+  chmod +x "$no_rust/$tool"
+done
 
 smoke_app() { # <dir> <module type> <zod version> <script>
   local dir="$work/$1"
@@ -82,14 +87,15 @@ smoke_app() { # <dir> <module type> <zod version> <script>
   cp "$root/scripts/smoke/$4" "$root/scripts/smoke/orders-server.cjs" "$dir/"
   (
     cd "$dir"
-    export PATH="$no_rust_path"
-    if command -v cargo >/dev/null || command -v rustc >/dev/null; then
-      echo "[smoke] cargo is still on the PATH" >&2
-      exit 1
-    fi
+    export PATH="$no_rust:$PATH"
+    unset CARGO RUSTC
     npm install --loglevel=error --no-audit --no-fund --prefer-offline \
       "$main_tgz" "$platform_tgz" "@modelcontextprotocol/sdk@$sdk_version" "zod@$3"
     node "$4"
+    if [ -e "$no_rust/called" ]; then
+      echo "[smoke] the install or the app ran a Rust tool: $(cat "$no_rust/called")" >&2
+      exit 1
+    fi
   )
 }
 
