@@ -119,7 +119,7 @@ case "$cmd" in
   setup)
     missing=()
     for package in rustc-web cargo-web rust-web-src gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static; do
-      dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+      [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" = "install ok installed" ] || missing+=("$package")
     done
     if [ ${#missing[@]} -gt 0 ]; then
       apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
