@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRequire } from 'node:module';
 
 import { seedOrders, spawnHostProcess, startHost, TOKENS } from './fixtures/mcp-host.mjs';
+import { noSharedRedis } from './setup/redis';
+import { skipReason } from './setup/skip';
 
 const native = createRequire(import.meta.url)('../binding.js') as {
   throwHandleNotFound(): never;
@@ -349,7 +351,9 @@ describe('MCP SDK adapter, stateless', () => {
   });
 });
 
-describe('Redis-backed store across processes', () => {
+const redisSkip = skipReason('Redis-backed store across processes', noSharedRedis(inject('redisUrl')));
+
+describe.skipIf(redisSkip)('Redis-backed store across processes', () => {
   const children: ChildProcess[] = [];
 
   async function spawnHost(redisUrl: string): Promise<string> {
@@ -377,7 +381,7 @@ describe('Redis-backed store across processes', () => {
   });
 
   it('folds in one server process and reads through another sharing the Redis', async () => {
-    const redisUrl = inject('redisUrl' as never) as string;
+    const redisUrl = inject('redisUrl');
     const [first, second] = await Promise.all([spawnHost(redisUrl), spawnHost(redisUrl)]);
     const writer = await connect(first, TOKENS.alice.token);
     const reader = await connect(second, TOKENS.alice.token);

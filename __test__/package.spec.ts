@@ -2,7 +2,7 @@
 // error on other platforms, shipped docs, the README's demo transcript, foldable()'s refusals, the store's coded
 // errors and TTL cap.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -20,7 +20,12 @@ const { foldable } = require('../dist/mcp.js');
 
 /** What `npm pack` would put in the main tarball. */
 function packedFiles(): string[] {
-  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+  // On Windows npm is npm.cmd, which Node starts only through a shell.
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: root,
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  });
   return JSON.parse(out)[0].files.map((file: { path: string }) => file.path);
 }
 
@@ -36,15 +41,26 @@ function loadAs(platform: string, arch: string): { code?: string; message: strin
 
 describe('npm packaging (napi-rs layout)', () => {
   it('has a platform package in npm/ for each napi target, at this version (pre-publish lists them as optional)', () => {
+    // What npm matches against the machine: process.platform, process.arch, and the C library on Linux.
+    const fits: Record<string, [string[], string[], string[] | undefined]> = {
+      'darwin-arm64': [['darwin'], ['arm64'], undefined],
+      'darwin-x64': [['darwin'], ['x64'], undefined],
+      'linux-arm64-gnu': [['linux'], ['arm64'], ['glibc']],
+      'linux-arm64-musl': [['linux'], ['arm64'], ['musl']],
+      'linux-x64-gnu': [['linux'], ['x64'], ['glibc']],
+      'linux-x64-musl': [['linux'], ['x64'], ['musl']],
+      'win32-x64-msvc': [['win32'], ['x64'], undefined],
+    };
     const platforms = prebuiltPlatforms(manifest);
-    expect(platforms).toEqual(['linux-x64-gnu']);
+    expect(platforms).toEqual(Object.keys(fits));
+    expect(readdirSync(`${root}npm`).sort()).toEqual(platforms);
     for (const platform of platforms) {
       const sub = JSON.parse(readFileSync(`${root}npm/${platform}/package.json`, 'utf8'));
       expect(sub.name).toBe(`${manifest.name}-${platform}`);
       expect(sub.version).toBe(manifest.version);
       expect(sub.main).toBe(`${manifest.napi.binaryName}.${platform}.node`);
       expect(sub.files).toEqual([sub.main]);
-      expect([sub.os, sub.cpu, sub.libc]).toEqual([['linux'], ['x64'], ['glibc']]);
+      expect([sub.os, sub.cpu, sub.libc], platform).toEqual(fits[platform]);
     }
   });
 
@@ -59,10 +75,12 @@ describe('npm packaging (napi-rs layout)', () => {
   });
 
   it('on a platform without a prebuilt addon, says which platforms exist (not the npm optional-dependency text)', () => {
-    const outcome = loadAs('darwin', 'arm64');
+    const outcome = loadAs('freebsd', 'x64');
     expect(outcome.code).toBe('UNSUPPORTED_PLATFORM');
-    expect(outcome.message).toContain('no prebuilt addon for darwin-arm64');
-    expect(outcome.message).toContain('Prebuilt addons exist for: linux-x64-gnu');
+    expect(outcome.message).toContain('no prebuilt addon for freebsd-x64');
+    expect(outcome.message).toContain(
+      'Prebuilt addons exist for: darwin-arm64, darwin-x64, linux-arm64-gnu, linux-arm64-musl, linux-x64-gnu, linux-x64-musl, win32-x64-msvc.',
+    );
     expect(outcome.message).not.toContain('npm has a bug');
   });
 

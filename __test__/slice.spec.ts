@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 // @ts-expect-error plain ESM helper without types
 import { INDEX_LABELS, deriveKeys, jsOpen } from '../benchmark/js-record.mjs';
-import { RespClient, startRedis } from './setup/redis';
+import { noRedisServer, noSharedRedis, RespClient, startRedis } from './setup/redis';
+import { skipReason } from './setup/skip';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js') as typeof import('../binding');
@@ -18,11 +19,14 @@ const redisUrl = inject('redisUrl');
 const THRESHOLD = 16_384;
 const ME = { session: 'slice-session', subject: 'slice-user' };
 
+const skip = skipReason('the path index over Redis', noSharedRedis(redisUrl));
+const skipOwn = skip ?? skipReason('the path index across the network', noRedisServer);
+
 let redis: RespClient;
 beforeAll(async () => {
-  redis = await RespClient.connect(Number(new URL(redisUrl).port));
+  if (!skip) redis = await RespClient.connect(Number(new URL(redisUrl).port));
 });
-afterAll(() => redis.close());
+afterAll(() => redis?.close());
 
 /** The keys of a handle's path index record (docs/record-format.md, "Path index record"). */
 const indexKeys = (handle: string, session?: string, subject?: string) =>
@@ -65,7 +69,7 @@ async function outcome(run: () => Promise<string> | string) {
   }
 }
 
-describe('result_query through the path index', () => {
+describe.skipIf(skip)('result_query through the path index', () => {
   const answer = ordersAnswer(12_000);
   const json = JSON.stringify(answer);
   let engine: import('../binding').ResultHandlesEngine;
@@ -173,7 +177,7 @@ describe('result_query through the path index', () => {
   });
 });
 
-describe('the path index kept beside a store across the network', () => {
+describe.skipIf(skipOwn)('the path index kept beside a store across the network', () => {
   /** `GET`s the server has answered so far (INFO commandstats). */
   async function gets(client: RespClient): Promise<number> {
     const info = String(await client.command('INFO', 'commandstats'));

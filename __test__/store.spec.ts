@@ -3,7 +3,8 @@
 import { createRequire } from 'node:module';
 import { describe, expect, inject, it } from 'vitest';
 
-import { RespClient } from './setup/redis';
+import { noSharedRedis, RespClient } from './setup/redis';
+import { skipReason } from './setup/skip';
 
 const require = createRequire(import.meta.url);
 const native = require('../binding.js') as typeof import('../binding');
@@ -269,42 +270,45 @@ describe('new ResultHandleStore(storage, ttlSeconds)', () => {
     }
   });
 
-  it('over a JS Redis connection writes records the native Redis store reads (same format, same keys)', async () => {
-    const url = new URL(inject('redisUrl'));
-    const client = await RespClient.connect(Number(url.port));
-    const namespace = `interop-${native.newHandle()}`;
-    const storage = {
-      async get(key: string) {
-        const reply = await client.command('GET', `${namespace}:${key}`);
-        return Buffer.isBuffer(reply) ? reply.toString('utf8') : null;
-      },
-      async set(key: string, value: string, options?: { ttlSeconds?: number }) {
-        await client.command('SET', `${namespace}:${key}`, value, 'EX', options?.ttlSeconds ?? 60);
-      },
-      async delete(key: string) {
-        return (await client.command('DEL', `${namespace}:${key}`)) === 1;
-      },
-    };
-    try {
-      const jsBacked = new ResultHandleStore(storage, 60);
-      const handle = jsBacked.newHandle();
-      await jsBacked.save(handle, orders, { session: 'shared' });
-      expect(await jsBacked.read(handle, { session: 'shared' })).toEqual({ value: orders });
-      // The native store keeps raw bytes rather than base64, so move the record across as bytes.
-      const key = `${namespace}:${native.storageKeyFor(handle, 'shared')}`;
-      const text = (await client.command('GET', key)) as Buffer;
-      await client.command('SET', key, Buffer.from(text.toString('utf8'), 'base64'), 'EX', 60);
-      const nativeStore = await createResultHandleStore({
-        storage: { type: 'redis', redis: { url: url.href } },
-        namespace,
-        ttlSeconds: 60,
-      });
-      expect(await nativeStore.read(handle, { session: 'shared' })).toEqual({ value: orders });
-      await nativeStore.onShutdown();
-    } finally {
-      client.close();
-    }
-  });
+  it.skipIf(skipReason('a JS Redis connection against the native store', noSharedRedis(inject('redisUrl'))))(
+    'over a JS Redis connection writes records the native Redis store reads (same format, same keys)',
+    async () => {
+      const url = new URL(inject('redisUrl'));
+      const client = await RespClient.connect(Number(url.port));
+      const namespace = `interop-${native.newHandle()}`;
+      const storage = {
+        async get(key: string) {
+          const reply = await client.command('GET', `${namespace}:${key}`);
+          return Buffer.isBuffer(reply) ? reply.toString('utf8') : null;
+        },
+        async set(key: string, value: string, options?: { ttlSeconds?: number }) {
+          await client.command('SET', `${namespace}:${key}`, value, 'EX', options?.ttlSeconds ?? 60);
+        },
+        async delete(key: string) {
+          return (await client.command('DEL', `${namespace}:${key}`)) === 1;
+        },
+      };
+      try {
+        const jsBacked = new ResultHandleStore(storage, 60);
+        const handle = jsBacked.newHandle();
+        await jsBacked.save(handle, orders, { session: 'shared' });
+        expect(await jsBacked.read(handle, { session: 'shared' })).toEqual({ value: orders });
+        // The native store keeps raw bytes rather than base64, so move the record across as bytes.
+        const key = `${namespace}:${native.storageKeyFor(handle, 'shared')}`;
+        const text = (await client.command('GET', key)) as Buffer;
+        await client.command('SET', key, Buffer.from(text.toString('utf8'), 'base64'), 'EX', 60);
+        const nativeStore = await createResultHandleStore({
+          storage: { type: 'redis', redis: { url: url.href } },
+          namespace,
+          ttlSeconds: 60,
+        });
+        expect(await nativeStore.read(handle, { session: 'shared' })).toEqual({ value: orders });
+        await nativeStore.onShutdown();
+      } finally {
+        client.close();
+      }
+    },
+  );
 });
 
 describe('BrowserStoreUnavailableError', () => {

@@ -2,7 +2,7 @@
 # The package as a user gets it: packs the two npm packages (this one, and npm/linux-x64-gnu with the built addon),
 # checks the main tarball (no .node inside; declarations right for every resolution mode, with attw), then installs
 # both tarballs into a fresh ESM app (zod 4) and a fresh CommonJS app (zod 3.25, through zod/v4) in a temp dir, with
-# cargo and rustc off the PATH, and runs a fold + query through a real MCP client in each.
+# cargo and rustc shadowed by failing stand-ins, and runs a fold + query through a real MCP client in each.
 # Needs a built tree (`npm run build`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,16 +16,23 @@ installed_version() { node -p "JSON.parse(require('fs').readFileSync('node_modul
 sdk_version=$(installed_version @modelcontextprotocol/sdk)
 zod4_version=$(installed_version zod)
 
-# As a release does it: `napi artifacts` puts the addon into its platform package, `napi pre-publish` lists the
-# platform packages in optionalDependencies (here in a staging copy, and without publishing: a release drops
+# As a release does it (.github/workflows/release.yml): the addon goes into its platform package (there `napi
+# artifacts` moves all seven; it refuses to run with one missing, so here the one built is copied), `napi pre-publish`
+# lists the platform packages in optionalDependencies (here in a staging copy, and without publishing: a release drops
 # --skip-optional-publish and publishes them first), then both are packed.
 echo "[pack] the addon into its platform package, the main package staged with its optionalDependencies"
-npx napi artifacts --output-dir . --npm-dir npm
+cp "$name.linux-x64-gnu.node" npm/linux-x64-gnu/
 mkdir -p "$work/stage" "$work/out"
 npm pack --silent --pack-destination "$work" >/dev/null
 tar xzf "$work/$name-$version.tgz" -C "$work/stage" --strip-components=1
 rm "$work/$name-$version.tgz"
 cp -r npm "$work/stage/npm"
+# pre-publish checks every platform package (its manifest against the target, its files present): the six addons not
+# built here get empty stand-ins in the staging copy, which is not packed.
+for dir in "$work"/stage/npm/*/; do
+  addon="$dir$(node -p "require('$dir/package.json').main")"
+  [ -f "$addon" ] || touch "$addon"
+done
 (cd "$work/stage" && "$root/node_modules/.bin/napi" pre-publish -t npm --skip-optional-publish --no-gh-release)
 npm pack --silent --pack-destination "$work/out" "$work/stage" >/dev/null
 (cd npm/linux-x64-gnu && npm pack --silent --pack-destination "$work/out" >/dev/null)
@@ -33,9 +40,13 @@ main_tgz="$work/out/$name-$version.tgz"
 platform_tgz="$work/out/$name-linux-x64-gnu-$version.tgz"
 ls -l "$main_tgz" "$platform_tgz"
 
+# Every platform package, at this version (npm skips those it cannot find or that do not fit the machine).
 optional=$(tar xzf "$main_tgz" -O package/package.json | node -p "JSON.stringify(JSON.parse(require('fs').readFileSync(0, 'utf8')).optionalDependencies)")
-if [ "$optional" != "{\"$name-linux-x64-gnu\":\"$version\"}" ]; then
-  echo "[pack] the main package must list its platform package in optionalDependencies, got $optional" >&2
+expected=$(node -p "const p = require('./package.json'); JSON.stringify(Object.fromEntries(
+  ['darwin-arm64', 'darwin-x64', 'linux-arm64-gnu', 'linux-arm64-musl', 'linux-x64-gnu', 'linux-x64-musl', 'win32-x64-msvc']
+    .map((platform) => [p.name + '-' + platform, p.version])))")
+if [ "$(node -p "JSON.stringify(Object.fromEntries(Object.entries($optional).sort()))")" != "$expected" ]; then
+  echo "[pack] the main package must list every platform package in optionalDependencies, got $optional" >&2
   exit 1
 fi
 
@@ -59,10 +70,15 @@ fi
 echo "[attw] declarations of the packed tarball"
 npx attw "$main_tgz"
 
-# Every directory holding cargo or rustc leaves the PATH: the install must not build anything from source.
-no_rust_path=$(echo "$PATH" | tr ':' '\n' | while read -r dir; do
-  [ -n "$dir" ] && [ ! -x "$dir/cargo" ] && [ ! -x "$dir/rustc" ] && echo "$dir"
-done | paste -sd: -)
+# cargo and rustc are shadowed on the PATH by stand-ins that record a call and fail: the install must not build
+# anything from source. (Dropping every directory that holds them would drop /usr/bin where Debian's rustc-web, which
+# scripts/cross.sh installs, puts its own.)
+no_rust="$work/no-rust"
+mkdir -p "$no_rust"
+for tool in cargo rustc; do
+  printf '#!/bin/sh\necho "$0 $*" >>"%s/called"\nexit 1\n' "$no_rust" >"$no_rust/$tool"
+  chmod +x "$no_rust/$tool"
+done
 
 smoke_app() { # <dir> <module type> <zod version> <script>
   local dir="$work/$1"
@@ -71,14 +87,15 @@ smoke_app() { # <dir> <module type> <zod version> <script>
   cp "$root/scripts/smoke/$4" "$root/scripts/smoke/orders-server.cjs" "$dir/"
   (
     cd "$dir"
-    export PATH="$no_rust_path"
-    if command -v cargo >/dev/null || command -v rustc >/dev/null; then
-      echo "[smoke] cargo is still on the PATH" >&2
-      exit 1
-    fi
+    export PATH="$no_rust:$PATH"
+    unset CARGO RUSTC
     npm install --loglevel=error --no-audit --no-fund --prefer-offline \
       "$main_tgz" "$platform_tgz" "@modelcontextprotocol/sdk@$sdk_version" "zod@$3"
     node "$4"
+    if [ -e "$no_rust/called" ]; then
+      echo "[smoke] the install or the app ran a Rust tool: $(cat "$no_rust/called")" >&2
+      exit 1
+    fi
   )
 }
 

@@ -408,6 +408,7 @@ pub(crate) fn named_walk_cost(nodes: u64) -> u64 {
 /// whatever the answer: over `n` values the walk costs `NAMED_WALK_START + NAMED_WALK_PER_NODE × (n − 1)`, each step
 /// at most `n` (one unit for each value it applies to, at most one for each value the walk selected), and the budget
 /// is `BASE_BUDGET + BUDGET_PER_NODE × n`. Such a query need not count the answer's values.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the keys route only (x86_64)
 pub(crate) const CHILD_STEPS_WITHIN_ANY_BUDGET: usize =
   (BUDGET_PER_NODE - NAMED_WALK_PER_NODE) as usize;
 
