@@ -28,9 +28,12 @@ const ANSWER = answerOf(100_000);
 const UNAVAILABLE = 'RESULT_STORE_UNAVAILABLE';
 /** Every case but the SQLite lock stops and starts its own redis-server; the lock needs the `sqlite3` shell. */
 const skip = skipReason('store outages', noRedisServer);
-const noSqliteShell = spawnSync('sqlite3', ['-version'], { stdio: 'ignore' }).error
-  ? 'the sqlite3 shell is not on the PATH (apt-get install sqlite3)'
-  : undefined;
+const noSqliteShell = skipReason(
+  'the SQLite lock case',
+  spawnSync('sqlite3', ['-version'], { stdio: 'ignore' }).error
+    ? 'the sqlite3 shell is not on the PATH (apt-get install sqlite3)'
+    : undefined,
+);
 
 type Host = Awaited<ReturnType<typeof outageHost>>;
 type Session = Awaited<ReturnType<Host['session']>>;
