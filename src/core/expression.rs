@@ -20,7 +20,9 @@ use compile::Expr;
 use eval::Eval;
 use value::{to_value, Val};
 
-pub use budget::{Budget, BASE_BYTES, BASE_STEPS, BYTES_PER_BYTE, STEPS_PER_BYTE};
+pub use budget::{
+  Budget, BASE_BYTES, BASE_STEPS, BYTES_PER_INPUT_BYTE, INPUT_BYTES_PER_STEP, MAX_BYTES, MAX_STEPS,
+};
 
 /// The longest expression accepted, in bytes of UTF-8.
 pub const MAX_EXPRESSION_BYTES: usize = 4096;
