@@ -87,7 +87,7 @@ fn main() {
       let (answer, spent) = result.map_or_else(|e| (json!(e.message), budget), |(v, s)| (v, s));
       let answer = answer.to_string();
       println!(
-        "  {question}: {} bytes answered, {} steps, {} bytes built",
+        "  {question}: {answer} ({} bytes), {} steps, {} bytes built",
         answer.len(),
         spent.steps,
         spent.bytes

@@ -29,12 +29,17 @@ pub const MAX_EXPRESSION_BYTES: usize = 4096;
 
 /// How deep an expression may nest, counted as [`compile`] counts it (brackets, and operators, dots and
 /// projections since the innermost bracket or comma). The official suite's deepest case (104 projections one
-/// after another) counts 208. At this limit parsing and evaluating take under a quarter of [`STACK_BYTES`] in a
-/// debug build (docs/query.md has the measures).
+/// after another) counts 208.
 pub const MAX_NESTING: usize = 256;
 
-/// Stack that parsing or evaluating runs with: on the calling thread when half of it is left there, else on a
-/// stack of this size made for it (stacker), whatever thread calls (a blocking-pool thread has 2 MiB).
+/// Stack that parsing or evaluating may take: at least twice the most measured at the nesting limit, in each kind
+/// of build (docs/benchmarks.md). With less left on the calling thread, they run on a stack of [`STACK_BYTES`]
+/// made for them (stacker): a blocking-pool thread's whole stack may be smaller.
+const STACK_NEEDED: usize = if cfg!(debug_assertions) {
+  4 << 20
+} else {
+  3 << 19
+};
 const STACK_BYTES: usize = 8 << 20;
 
 /// A parsed JMESPath expression; evaluate it on any number of values.
@@ -47,7 +52,7 @@ impl Expression {
   /// Parses `text`. Errors are INVALID_INPUT naming `expression`: too long, nested too deep, not JMESPath (with
   /// the character where parsing stopped), an unknown function or a wrong number of arguments.
   pub fn parse(text: &str) -> CoreResult<Expression> {
-    stacker::maybe_grow(STACK_BYTES / 2, STACK_BYTES, || compile::compile(text))
+    stacker::maybe_grow(STACK_NEEDED, STACK_BYTES, || compile::compile(text))
       .map(|root| Expression { root })
   }
 
@@ -60,7 +65,7 @@ impl Expression {
 
   /// The result on `input` under `budget`, and the budget as spent.
   pub fn evaluate_within(&self, input: &Value, budget: Budget) -> CoreResult<(Value, Budget)> {
-    stacker::maybe_grow(STACK_BYTES / 2, STACK_BYTES, || {
+    stacker::maybe_grow(STACK_NEEDED, STACK_BYTES, || {
       let mut eval = Eval { budget };
       let result = eval.eval(&self.root, &Val::of(input))?;
       let value = to_value(&result, &mut eval.budget)?;

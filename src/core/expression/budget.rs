@@ -2,22 +2,22 @@
 //! expression node evaluated, each item a projection, filter or function goes through, each comparison a sort
 //! makes) and bytes (what it builds: lists, objects, strings, the result). Bytes are counted as built and never
 //! given back, so they bound what is alive at once too. The ceilings bound time and memory whatever the input's
-//! size; docs/query.md gives what the limits cost.
+//! size; docs/benchmarks.md gives what the limits cost.
 
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 
 /// Steps any evaluation may take, one step more per `INPUT_BYTES_PER_STEP` bytes of its input (an expression
 /// reading the input once takes a few steps per value, and a value takes tens of bytes), and at most `MAX_STEPS`
-/// (a step that misses the caches costs about 0.1 µs).
+/// (steps that miss the caches, on a large input, are the slowest: docs/benchmarks.md).
 pub const BASE_STEPS: u64 = 1_000_000;
 pub const INPUT_BYTES_PER_STEP: u64 = 2;
-pub const MAX_STEPS: u64 = 8_000_000;
+pub const MAX_STEPS: u64 = 6_000_000;
 
 /// Bytes any evaluation may build, bytes more per byte of its input (the result may copy the whole input, which
-/// as a tree takes about four times its JSON length), and at most `MAX_BYTES`.
+/// as a tree takes several times its JSON length), and at most `MAX_BYTES`.
 pub const BASE_BYTES: u64 = 16 << 20;
 pub const BYTES_PER_INPUT_BYTE: u64 = 8;
-pub const MAX_BYTES: u64 = 256 << 20;
+pub const MAX_BYTES: u64 = 128 << 20;
 
 /// Work and memory left for one evaluation.
 #[derive(Debug, Clone, Copy)]

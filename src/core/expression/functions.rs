@@ -12,88 +12,39 @@ use serde_json::{Number, Value};
 use super::compile::Expr;
 use super::eval::Eval;
 use super::invalid;
-use super::value::{order, to_value, Entries, List, Obj, Type, Val};
+use super::value::{order, to_value, Obj, Type, Val};
 use crate::core::error::{CoreError, CoreResult};
 use crate::core::json::write::write_value;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Function {
-  Abs,
-  Avg,
-  Ceil,
-  Contains,
-  EndsWith,
-  Floor,
-  FromItems,
-  GroupBy,
-  Items,
-  Join,
-  Keys,
-  Length,
-  Map,
-  Max,
-  MaxBy,
-  Merge,
-  Min,
-  MinBy,
-  NotNull,
-  Reverse,
-  Sort,
-  SortBy,
-  StartsWith,
-  Sum,
-  ToArray,
-  ToNumber,
-  ToString,
-  Type,
-  Values,
+/// Declares [`Function`] and [`FUNCTIONS`], each function's name and the fewest and most arguments it takes.
+macro_rules! functions {
+  ($($variant:ident $name:literal $fewest:literal $most:expr),* $(,)?) => {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub(super) enum Function { $($variant),* }
+    const FUNCTIONS: &[(&str, Function, usize, usize)] = &[$(($name, Function::$variant, $fewest, $most)),*];
+  };
 }
 
 const ANY: usize = usize::MAX;
 
-/// Each function's name and the fewest and most arguments it takes.
-const FUNCTIONS: [(&str, Function, usize, usize); 29] = [
-  ("abs", Function::Abs, 1, 1),
-  ("avg", Function::Avg, 1, 1),
-  ("ceil", Function::Ceil, 1, 1),
-  ("contains", Function::Contains, 2, 2),
-  ("ends_with", Function::EndsWith, 2, 2),
-  ("floor", Function::Floor, 1, 1),
-  ("from_items", Function::FromItems, 1, 1),
-  ("group_by", Function::GroupBy, 2, 2),
-  ("items", Function::Items, 1, 1),
-  ("join", Function::Join, 2, 2),
-  ("keys", Function::Keys, 1, 1),
-  ("length", Function::Length, 1, 1),
-  ("map", Function::Map, 2, 2),
-  ("max", Function::Max, 1, 1),
-  ("max_by", Function::MaxBy, 2, 2),
-  ("merge", Function::Merge, 1, ANY),
-  ("min", Function::Min, 1, 1),
-  ("min_by", Function::MinBy, 2, 2),
-  ("not_null", Function::NotNull, 1, ANY),
-  ("reverse", Function::Reverse, 1, 1),
-  ("sort", Function::Sort, 1, 1),
-  ("sort_by", Function::SortBy, 2, 2),
-  ("starts_with", Function::StartsWith, 2, 2),
-  ("sum", Function::Sum, 1, 1),
-  ("to_array", Function::ToArray, 1, 1),
-  ("to_number", Function::ToNumber, 1, 1),
-  ("to_string", Function::ToString, 1, 1),
-  ("type", Function::Type, 1, 1),
-  ("values", Function::Values, 1, 1),
-];
+functions! {
+  Abs "abs" 1 1, Avg "avg" 1 1, Ceil "ceil" 1 1, Contains "contains" 2 2, EndsWith "ends_with" 2 2,
+  Floor "floor" 1 1, FromItems "from_items" 1 1, GroupBy "group_by" 2 2, Items "items" 1 1, Join "join" 2 2,
+  Keys "keys" 1 1, Length "length" 1 1, Map "map" 2 2, Max "max" 1 1, MaxBy "max_by" 2 2, Merge "merge" 1 ANY,
+  Min "min" 1 1, MinBy "min_by" 2 2, NotNull "not_null" 1 ANY, Reverse "reverse" 1 1, Sort "sort" 1 1,
+  SortBy "sort_by" 2 2, StartsWith "starts_with" 2 2, Sum "sum" 1 1, ToArray "to_array" 1 1,
+  ToNumber "to_number" 1 1, ToString "to_string" 1 1, Type "type" 1 1, Values "values" 1 1,
+}
 
 impl Function {
   /// The function `name`, when it takes `count` arguments.
   pub(super) fn resolve(name: &str, count: usize) -> CoreResult<Function> {
     let Some(&(name, function, fewest, most)) = FUNCTIONS.iter().find(|entry| entry.0 == name)
     else {
+      let names: Vec<&str> = FUNCTIONS.iter().map(|entry| entry.0).collect();
       return Err(invalid(
         "expression calls an unknown function.".into(),
-        "Call one of JMESPath's functions: abs, avg, ceil, contains, ends_with, floor, from_items, group_by, \
-         items, join, keys, length, map, max, max_by, merge, min, min_by, not_null, reverse, sort, sort_by, \
-         starts_with, sum, to_array, to_number, to_string, type, values.",
+        &format!("Call one of JMESPath's functions: {}.", names.join(", ")),
       ));
     };
     if count < fewest || count > most {
@@ -138,32 +89,14 @@ impl<'v, 'a> Args<'v, 'a> {
     wrong_type(self.function, at, expected, self.values[at].kind())
   }
 
-  fn number(&self, at: usize) -> CoreResult<f64> {
-    self
-      .at(at)
-      .number()
-      .ok_or_else(|| self.wrong(at, "a number"))
-  }
-
-  fn string(&self, at: usize) -> CoreResult<&'v str> {
-    self
-      .at(at)
-      .string()
-      .ok_or_else(|| self.wrong(at, "a string"))
-  }
-
-  fn array(&self, at: usize) -> CoreResult<List<'v, 'a>> {
-    self
-      .at(at)
-      .array()
-      .ok_or_else(|| self.wrong(at, "an array"))
-  }
-
-  fn object(&self, at: usize) -> CoreResult<Entries<'v, 'a>> {
-    self
-      .at(at)
-      .object()
-      .ok_or_else(|| self.wrong(at, "an object"))
+  /// Argument `at` read by `read`, or an error saying it should be `expected`.
+  fn get<T>(
+    &self,
+    at: usize,
+    expected: &str,
+    read: impl FnOnce(&'v Val<'a>) -> Option<T>,
+  ) -> CoreResult<T> {
+    read(self.at(at)).ok_or_else(|| self.wrong(at, expected))
   }
 
   fn expression(&self, at: usize) -> &'a Expr {
@@ -224,11 +157,11 @@ impl Eval {
 
   fn numeric<'a>(&mut self, args: &Args<'_, 'a>) -> CoreResult<Val<'a>> {
     Ok(match args.function {
-      Function::Abs => Val::Num(args.number(0)?.abs()),
-      Function::Ceil => Val::Num(args.number(0)?.ceil()),
-      Function::Floor => Val::Num(args.number(0)?.floor()),
+      Function::Abs => Val::Num(args.get(0, "a number", Val::number)?.abs()),
+      Function::Ceil => Val::Num(args.get(0, "a number", Val::number)?.ceil()),
+      Function::Floor => Val::Num(args.get(0, "a number", Val::number)?.floor()),
       Function::Avg | Function::Sum => {
-        let items = args.array(0)?;
+        let items = args.get(0, "an array", Val::array)?;
         self.budget.step(items.len() as u64)?;
         let mut sum = 0.0;
         for item in items.iter() {
@@ -277,8 +210,16 @@ impl Eval {
         }
         _ => return Err(args.wrong(0, "an array or a string")),
       },
-      Function::EndsWith => Val::Bool(args.string(0)?.ends_with(args.string(1)?)),
-      Function::StartsWith => Val::Bool(args.string(0)?.starts_with(args.string(1)?)),
+      Function::EndsWith => Val::Bool(args.get(0, "a string", Val::string)?.ends_with(args.get(
+        1,
+        "a string",
+        Val::string,
+      )?)),
+      Function::StartsWith => Val::Bool(
+        args
+          .get(0, "a string", Val::string)?
+          .starts_with(args.get(1, "a string", Val::string)?),
+      ),
       Function::Join => self.join(args)?,
       Function::Length => {
         let length = match (subject.string(), subject.array(), subject.object()) {
@@ -322,8 +263,8 @@ impl Eval {
   }
 
   fn join<'a>(&mut self, args: &Args<'_, 'a>) -> CoreResult<Val<'a>> {
-    let glue = args.string(0)?;
-    let items = args.array(1)?;
+    let glue = args.get(0, "a string", Val::string)?;
+    let items = args.get(1, "an array", Val::array)?;
     let mut length = 0;
     for item in items.iter() {
       let text = item
@@ -350,14 +291,14 @@ impl Eval {
     if args.function == Function::Merge {
       let mut merged = Obj::new();
       for at in 0..args.values.len() {
-        let entries = args.object(at)?;
+        let entries = args.get(at, "an object", Val::object)?;
         self.budget.step(entries.len() as u64)?;
         self.built(entries.len())?;
         merged.extend(entries.iter());
       }
       return Ok(Val::Obj(Rc::new(merged)));
     }
-    let entries = args.object(0)?;
+    let entries = args.get(0, "an object", Val::object)?;
     self.budget.step(entries.len() as u64)?;
     self.built(entries.len() * 3)?;
     let key = |key: Cow<str>| Val::Str(Rc::from(key.as_ref()));
@@ -372,7 +313,7 @@ impl Eval {
   }
 
   fn object_of_pairs<'a>(&mut self, args: &Args<'_, 'a>) -> CoreResult<Val<'a>> {
-    let pairs = args.array(0)?;
+    let pairs = args.get(0, "an array", Val::array)?;
     self.budget.step(pairs.len() as u64)?;
     self.built(pairs.len())?;
     let mut members = Obj::with_capacity(pairs.len());
@@ -389,7 +330,9 @@ impl Eval {
 
   /// `max`, `min` and `sort`: over numbers or strings, never both.
   fn ordered<'a>(&mut self, args: &Args<'_, 'a>) -> CoreResult<Val<'a>> {
-    let items = args.array(0)?.to_vec(&mut self.budget)?;
+    let items = args
+      .get(0, "an array", Val::array)?
+      .to_vec(&mut self.budget)?;
     let expected = "an array of numbers or an array of strings";
     same_orderable_type(&items).ok_or_else(|| args.wrong(0, expected))?;
     self.sorted_or_extreme(args.function, items.clone(), items)
@@ -400,7 +343,9 @@ impl Eval {
       Function::Map => (1, args.expression(0)),
       _ => (0, args.expression(1)),
     };
-    let items = args.array(at)?.to_vec(&mut self.budget)?;
+    let items = args
+      .get(at, "an array", Val::array)?
+      .to_vec(&mut self.budget)?;
     let keys = items
       .iter()
       .map(|item| self.eval(expr, item))
