@@ -226,3 +226,9 @@ fn the_budget_counts_steps_and_what_is_built() {
     .unwrap_err();
   assert!(error.message.contains("budget of 10000 bytes"), "{error}");
 }
+
+#[test]
+fn an_expression_can_move_to_another_thread() {
+  fn send_and_share<T: Send + Sync>(_: &T) {}
+  send_and_share(&Expression::parse("a").unwrap_or_else(|e| panic!("{e}")));
+}
