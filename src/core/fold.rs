@@ -12,6 +12,8 @@ mod render;
 mod skeleton;
 mod utf16;
 
+pub(crate) use canonical::array_index;
+
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::json::write::{push_escaped_str, quoted_len};
 use crate::core::options::MIN_THRESHOLD_BYTES;

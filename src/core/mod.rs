@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod error;
+pub mod expression;
 pub mod fit;
 pub mod fold;
 pub(crate) mod json;
