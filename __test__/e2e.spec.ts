@@ -5,14 +5,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { createRequire } from 'node:module';
-
 import { seedOrders, spawnHostProcess, startHost, TOKENS } from './fixtures/mcp-host.mjs';
+import { testBindings } from './fixtures/test-bindings';
 
-const native = createRequire(import.meta.url)('../binding.js') as {
-  throwHandleNotFound(): never;
-  queryAnswerSync(answerJson: string, argsJson: string, thresholdBytes: number): string;
-};
+const native = testBindings;
 
 type Result = {
   content: Array<{ type: string; text?: string }>;

@@ -12,10 +12,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 
 import { createResultHandles } from '../mcp.mjs';
 import { RespClient, startRestEndpoint, type RestEndpoint } from './setup/redis';
+import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);
-const native = require('../binding.js') as typeof import('../binding');
-type NativeHandleStore = import('../binding').NativeHandleStore;
+const native = testBindings;
+type NativeHandleStore = import('./bindings/binding').NativeHandleStore;
 
 const redisUrl = inject('redisUrl');
 const redisPort = Number(new URL(redisUrl).port);

@@ -2,7 +2,6 @@
 // queries spread over the masters, range reads through the path index, two server processes sharing the cluster,
 // and a master killed mid-run.
 import type { ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectHttp, handleOf, type ToolResult } from './fixtures/mcp-client';
 import { seedOrders, spawnHostProcess, startHost, TOKENS } from './fixtures/mcp-host.mjs';
 import { startRedisCluster } from './setup/redis-cluster.mjs';
+import { testBindings } from './fixtures/test-bindings';
 
 const NAMESPACE = 'cluster-suite';
 /** The store's own deadline (OPERATION_TIMEOUT, 10 s) plus slack. */
@@ -125,7 +125,7 @@ describe('Redis Cluster store', () => {
   });
 
   it('REDIS_CLUSTER_NODES picks the cluster under storage type auto', async () => {
-    const native = createRequire(import.meta.url)('../binding.js') as typeof import('../binding');
+    const native = testBindings;
     const saved = process.env.REDIS_CLUSTER_NODES;
     process.env.REDIS_CLUSTER_NODES = cluster.urls.slice(1, 3).join(',');
     try {

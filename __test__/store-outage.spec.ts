@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startRedis, type RedisServer } from './setup/redis';
+import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);
-const native = require('../binding.js') as typeof import('../binding');
+const native = testBindings;
 const { createResultHandleStore } =
   require('../dist/result-handle.store.js') as typeof import('../lib/result-handle.store');
 

@@ -225,18 +225,6 @@ impl ResultHandlesEngine {
     })
   }
 
-  /// Answers above this many bytes fold.
-  #[napi(getter)]
-  pub fn threshold_bytes(&self) -> f64 {
-    self.core.settings.threshold_bytes as f64
-  }
-
-  /// How long a kept answer lives, in seconds (the store's TTL).
-  #[napi(getter)]
-  pub fn ttl_seconds(&self) -> f64 {
-    self.core.store.ttl_seconds() as f64
-  }
-
   /// Inspects a CallToolResult (`JSON.stringify` output) and folds its answer when it is a candidate over the
   /// threshold; `toolMetaJson` is the tool definition's `_meta` (UI tools pass). Runs off the JS thread.
   #[napi(ts_return_type = "Promise<FitPlan>")]
