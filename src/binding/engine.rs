@@ -280,27 +280,6 @@ impl ResultHandlesEngine {
     )
   }
 
-  /// `prepareAnswer` on the JS thread (for answers of at most a threshold's length: a hop to the thread pool
-  /// costs more than reading them).
-  #[napi]
-  pub fn prepare_answer_sync(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "string")] answer: JsText,
-    parts: AnswerParts,
-  ) -> Result<FitPlan> {
-    let core = &self.core;
-    let plan = run_sync(&env, || {
-      prepare_parts_plan(
-        core.settings,
-        answer,
-        &parts,
-        Sealer::of(&core.store, &parts),
-      )
-    })?;
-    report_external(&env, plan)
-  }
-
   /// `prepare` on the JS thread.
   #[napi]
   pub fn prepare_sync(
