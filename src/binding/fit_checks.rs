@@ -32,7 +32,7 @@ pub fn text_certainly_under(
   UNITS.with_borrow_mut(|units| {
     text.read_units(units)?;
     let certain = run_sync(&env, || {
-      Ok(units_certainly_under(
+      Ok(certainly_under(
         units,
         repeats_structured,
         threshold_bytes as usize,
@@ -43,6 +43,18 @@ pub fn text_certainly_under(
     }
     certain
   })
+}
+
+/// The engine's check, its pass compiled for AVX2 where the CPU has it (`is_x86_feature_detected!` caches).
+fn certainly_under(units: &[u16], repeats_structured: bool, threshold: usize) -> bool {
+  #[cfg(target_arch = "x86_64")]
+  if std::is_x86_feature_detected!("avx2") {
+    // SAFETY: AVX2 is all the function requires of the CPU, and it has it.
+    return unsafe {
+      crate::core::fold::units_certainly_under_avx2(units, repeats_structured, threshold)
+    };
+  }
+  units_certainly_under(units, repeats_structured, threshold)
 }
 
 /// The longest text answer, in UTF-16 units, certainly no larger than `thresholdBytes` whatever it holds: a host

@@ -171,6 +171,22 @@ pub fn units_always_under(threshold_bytes: usize) -> usize {
   measure::units_always_under(threshold_bytes)
 }
 
+/// [`units_certainly_under`], its pass over the units compiled for AVX2.
+///
+/// # Safety
+///
+/// Call it only on a CPU that has AVX2 (`is_x86_feature_detected!("avx2")`): it is safe code, but compiled for
+/// instructions an older CPU does not have.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub fn units_certainly_under_avx2(
+  units: &[u16],
+  repeats_structured: bool,
+  threshold_bytes: usize,
+) -> bool {
+  measure::units_certainly_under_avx2(units, repeats_structured, threshold_bytes)
+}
+
 /// For a text given as UTF-16 units (one holding raw lone surrogates, which UTF-8 cannot carry): its canonical
 /// JSON when it holds a JSON object or array, else `None`, exactly as `canonical_json` and the fold read a text.
 pub fn structured_json_of_utf16(units: &[u16]) -> Option<String> {

@@ -66,8 +66,15 @@ pub(crate) fn units_certainly_under(
   repeats_structured: bool,
   threshold: usize,
 ) -> bool {
-  units.len() <= threshold
-    && certainly_under_by_facts(units, UnitFacts::of(units), repeats_structured, threshold)
+  certainly_under(units, repeats_structured, threshold)
+}
+
+/// [`units_certainly_under`] with the pass over the units compiled for AVX2 (16 units an instruction, about twice
+/// as fast): safe to call once the CPU is known to have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(crate) fn units_certainly_under_avx2(units: &[u16], repeats: bool, threshold: usize) -> bool {
+  certainly_under(units, repeats, threshold)
 }
 
 /// The longest text, in UTF-16 units, that measures at most `threshold` bytes whatever it holds: no unit measures
@@ -75,6 +82,13 @@ pub(crate) fn units_certainly_under(
 /// by 5.25 bytes a unit), and a text measured quoted has two more. Hosts pass such a text with no call at all.
 pub(crate) fn units_always_under(threshold: usize) -> usize {
   threshold.saturating_sub(2) / 6
+}
+
+/// The body of both builds: the pass inlined where it is compiled.
+#[inline(always)]
+fn certainly_under(units: &[u16], repeats_structured: bool, threshold: usize) -> bool {
+  units.len() <= threshold
+    && certainly_under_by_facts(units, UnitFacts::of(units), repeats_structured, threshold)
 }
 
 fn certainly_under_by_facts(
@@ -136,9 +150,9 @@ struct UnitFacts {
 
 impl UnitFacts {
   /// Most texts are passed whole and this pass is most of what they cost, so it is written for the compiler's
-  /// vector instructions (the shapes below measured fastest): a block of plain ASCII (no unit from 0x80 and none
-  /// below 0x20) adds nothing but its units, which one compare over the block tells; any other block is read unit by
-  /// unit. Digits followed by an `e` are looked for in a second pass, pairwise.
+  /// vector instructions (the shapes below measured fastest, with SSE2 and with AVX2): a block of plain ASCII (no
+  /// unit from 0x80 and none below 0x20) adds nothing but its units, which one compare over the block tells; any
+  /// other block is read unit by unit. Digits followed by an `e` are looked for in a second pass, pairwise.
   #[inline(always)]
   fn of(units: &[u16]) -> Self {
     let mut facts = UnitFacts {
