@@ -47,8 +47,8 @@ pub const VERSION_1: u8 = 1;
 /// The record version this engine writes: chunks of [`CHUNK_SIZE`] bytes.
 pub const VERSION_2: u8 = 2;
 /// Plaintext bytes per chunk of the records this engine writes (the last chunk may be shorter, or empty for an
-/// empty answer). A page or a singular read opens the chunks covering its bytes, a few kilobytes: opening a 16 KiB
-/// chunk takes about 2 µs, a 64 KiB one (version 1) 7 µs, and a whole answer opens as fast either way.
+/// empty answer). A page or a singular read opens the chunks covering its bytes, a few kilobytes: a 16 KiB chunk
+/// opens in about a quarter of a 64 KiB one's time (version 1), and a whole answer opens as fast either way.
 pub const CHUNK_SIZE: usize = 16 * 1024;
 /// Plaintext bytes per chunk of a version 1 record.
 pub const V1_CHUNK_SIZE: usize = 64 * 1024;
