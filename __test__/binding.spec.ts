@@ -1,8 +1,9 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);
-const native = require('../binding.js');
+const native = testBindings;
 const pkg = require('../package.json');
 
 describe('native binding', () => {

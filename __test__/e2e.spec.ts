@@ -5,16 +5,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
-import { createRequire } from 'node:module';
-
 import { seedOrders, spawnHostProcess, startHost, TOKENS } from './fixtures/mcp-host.mjs';
 import { noSharedRedis } from './setup/redis';
 import { skipReason } from './setup/skip';
+import { testBindings } from './fixtures/test-bindings';
 
-const native = createRequire(import.meta.url)('../binding.js') as {
-  throwHandleNotFound(): never;
-  queryAnswerSync(answerJson: string, argsJson: string, thresholdBytes: number): string;
-};
+const native = testBindings;
 
 type Result = {
   content: Array<{ type: string; text?: string }>;

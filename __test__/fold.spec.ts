@@ -5,9 +5,10 @@ import { jsPreview, jsShape } from '../benchmark/js-fold.mjs';
 import { foldAnswer, foldAnswerSync, foldSettingsOf } from './fixtures/fold';
 import { normalizeOptions } from '../lib/result-handles.options';
 import { seededRandom } from './fixtures/random';
+import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);
-const native = require('../binding.js');
+const native = testBindings;
 
 const HANDLE = '0b0f6a5e-8a3c-4a8e-9a55-3f1c2d4e5f60';
 

@@ -223,66 +223,6 @@ describe('the native hand-over', () => {
     expect(expected).toEqual((JSON.parse(answer) as { items: unknown[] }).items.slice(14_000, 14_002));
   });
 
-  it("copies mid-sized answers into the engine's one scratch buffer and keeps each its own answer", async () => {
-    // The first of calls started together takes the scratch buffer, the others copy as before; one after the other
-    // they reuse it, a shorter answer after a longer one; a text with a lone surrogate crosses as UTF-16 and the
-    // scratch buffer is still there for the next.
-    const answers = [500_000, 90_000, 1_500_000, 200_000].map((chars, tag) =>
-      JSON.stringify({ tag, ...answerOf(chars) }),
-    );
-    const lastItems = async (plan: Awaited<ReturnType<OpenedEngine['prepareAnswer']>>, json: string) => {
-      expect(plan.bytes).toBe(Buffer.byteLength(json));
-      await engine.commit(plan, OWNER.session, null);
-      const { handle } = JSON.parse(plan.foldedJson!) as { handle: string };
-      const { items } = JSON.parse(json) as { items: unknown[] };
-      expect(await itemsAt(handle, items.length - 2)).toEqual(items.slice(-2));
-    };
-    const together = await Promise.all(answers.map((json) => engine.prepareAnswer(json, parts)));
-    for (const [i, plan] of together.entries()) await lastItems(plan, answers[i]);
-    const lone = `{"text":"\ud800${'x'.repeat(100_000)}"}`;
-    const lonePlan = await engine.prepareAnswer(lone, { ...parts, kind: 'text' });
-    expect(lonePlan.kind).toBe('fold');
-    for (const json of [...answers, ...answers.reverse()])
-      await lastItems(await engine.prepareAnswer(json, parts), json);
-  });
-
-  it('crosses as Latin-1 bytes, ASCII or not, into any buffer, and keeps what the UTF-8 way keeps', async () => {
-    const strip = (json: string | null | undefined) => JSON.stringify({ ...JSON.parse(json!), handle: undefined });
-    const ascii = JSON.stringify({ items: Array.from({ length: 20_000 }, (_, id) => ({ id, name: `item ${id}` })) });
-    for (const json of [answer, ascii]) {
-      const utf8 = await engine.prepareAnswer(json, parts);
-      const mid = engine.reserveAnswer!(json.length);
-      for (const buffer of [undefined, mid, engine.reserveAnswer!(10)]) {
-        const plan = await engine.prepareAnswer(json, { ...parts, latin1: true }, buffer);
-        expect(plan.bytes).toBe(Buffer.byteLength(json));
-        expect(strip(plan.foldedJson)).toBe(strip(utf8.foldedJson));
-        await engine.commit(plan, OWNER.session, null);
-        const { handle } = JSON.parse(plan.foldedJson!) as { handle: string };
-        const { items } = JSON.parse(json) as { items: unknown[] };
-        expect(await itemsAt(handle, items.length - 2)).toEqual(items.slice(-2));
-      }
-    }
-  });
-
-  it('is told an answer crosses as Latin-1 only when it holds no character above U+00FF', async () => {
-    const prepare = vi.spyOn(engine, 'prepareAnswer');
-    try {
-      for (const [name, latin1] of [
-        ['itém', true],
-        ['item', true],
-        ['item €', false],
-        ['item 😀', false],
-      ] as const) {
-        const items = Array.from({ length: 15_000 }, (_, id) => ({ id, name: `${name} ${id}` }));
-        const folded = (await fit({ content: [], structuredContent: { items } })) as Folded;
-        expect(prepare.mock.lastCall?.[1], name).toMatchObject({ latin1 });
-        expect(await itemsAt(folded.structuredContent.handle, 14_998), name).toEqual(items.slice(14_998));
-      }
-    } finally {
-      prepare.mockRestore();
-    }
-  });
-
   it('folds on one thread as on two', async () => {
     const two = await engine.prepareAnswer(answer, parts);
     const one = await engine.prepareAnswer(answer, { ...parts, oneThread: true });

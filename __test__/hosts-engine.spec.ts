@@ -119,23 +119,4 @@ describe('openEngine: prepare on or off the JS thread', () => {
       await engine.close();
     }
   });
-
-  it('keeps an answer sealed beside its fold in the memory store in the same turn as the commit', async () => {
-    const engine = await openEngine(prepareOptions({ thresholdBytes: 1024, storage: { type: 'memory' } }));
-    try {
-      const answer = JSON.stringify({ rows: Array.from({ length: 400 }, (_, id) => ({ id, name: `row ${id}` })) });
-      const plan = await engine.prepareAnswer!(answer, { envelopeJson: '{}', kind: 'structured', session: 'S' });
-      expect(plan.kind).toBe('fold');
-      let macrotaskRan = false;
-      setImmediate(() => (macrotaskRan = true));
-      const folded = JSON.parse(await engine.commit(plan, 'S', null)) as { structuredContent: { handle: string } };
-      expect(macrotaskRan).toBe(false);
-      const read = JSON.parse(
-        await engine.query(JSON.stringify({ handle: folded.structuredContent.handle, path: '$.rows[399]' }), 'S', null),
-      ) as { value: unknown };
-      expect(read.value).toEqual({ id: 399, name: 'row 399' });
-    } finally {
-      await engine.close();
-    }
-  });
 });

@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 import * as native from '../lib/native';
+import { testBindings } from './fixtures/test-bindings';
 import { normalizeOptions, ResultHandlesConfigurationError } from '../lib/result-handles.options';
 import { createResultHandleStore, ResultHandleStore } from '../lib/result-handle.store';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const limits = native.optionLimits();
+const limits = testBindings.optionLimits();
 const byOption = new Map(limits.map((limit) => [limit.option, limit]));
 
 function limit(option: string) {

@@ -13,6 +13,7 @@ import { createResultHandleStore } from '../lib/result-handle.store';
 import { openEngine, prepareOptions } from '../lib/host/open-engine';
 import { resultQueryInputShape } from '../lib/host/result-query.schema';
 import * as native from '../lib/native';
+import { testBindings } from './fixtures/test-bindings';
 
 function problemsOf(options: unknown): ResultHandlesConfigurationError {
   try {
@@ -88,7 +89,7 @@ describe('constants', () => {
     const list = JSON.stringify(Array.from({ length: 3 * native.RESULT_QUERY_DEFAULT_LIST_LIMIT }, (_, i) => i));
     const text = JSON.stringify('x'.repeat(3 * native.RESULT_QUERY_DEFAULT_STRING_LIMIT));
     const read = (answer: string, args: object) =>
-      JSON.parse(native.queryAnswerSync(answer, JSON.stringify({ handle: 'h', ...args }), 1 << 30)) as {
+      JSON.parse(testBindings.queryAnswerSync(answer, JSON.stringify({ handle: 'h', ...args }), 1 << 30)) as {
         value: unknown[] | string;
       };
     expect(read(list, {}).value).toHaveLength(native.RESULT_QUERY_DEFAULT_LIST_LIMIT);

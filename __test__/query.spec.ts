@@ -1,13 +1,6 @@
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 
-const require = createRequire(import.meta.url);
-const native = require('../binding.js') as {
-  queryAnswer(answerJson: string | Buffer, argsJson: string, thresholdBytes: number): Promise<string>;
-  queryAnswerSync(answerJson: string | Buffer, argsJson: string, thresholdBytes: number): string;
-  validateQueryArgs(argsJson: string): string;
-  throwHandleNotFound(): never;
-};
+import { testBindings as native } from './fixtures/test-bindings';
 
 // ─── helpers ────────────────────────────────────────────────────────────────────────────────────────────────────
 

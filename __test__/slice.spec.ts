@@ -10,10 +10,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { INDEX_LABELS, deriveKeys, jsOpen } from '../benchmark/js-record.mjs';
 import { noRedisServer, noSharedRedis, RespClient, startRedis } from './setup/redis';
 import { skipReason } from './setup/skip';
+import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);
-const native = require('../binding.js') as typeof import('../binding');
-const { checkOptions } = require('../dist/result-handles.options.js') as typeof import('../lib/result-handles.options');
+const native = testBindings;
+const { optionsInputJson } =
+  require('../dist/result-handles.options.js') as typeof import('../lib/result-handles.options');
+/** The plugin's options checked by the test addon, whose engine takes them. */
+const settingsOf = (options: unknown) =>
+  native.checkOptions(optionsInputJson(options)) as import('./bindings/binding').NativeSettings;
 
 const redisUrl = inject('redisUrl');
 const THRESHOLD = 16_384;
@@ -56,7 +61,7 @@ async function openEngine(namespace: string) {
     600,
   );
   const options = { thresholdBytes: THRESHOLD, ttlSeconds: 600, preview: { items: 3, chars: 200 } };
-  const engine = native.ResultHandlesEngine.create(checkOptions(options).settings, store);
+  const engine = native.ResultHandlesEngine.create(settingsOf(options), store);
   return { store, engine };
 }
 
@@ -72,8 +77,8 @@ async function outcome(run: () => Promise<string> | string) {
 describe.skipIf(skip)('result_query through the path index', () => {
   const answer = ordersAnswer(12_000);
   const json = JSON.stringify(answer);
-  let engine: import('../binding').ResultHandlesEngine;
-  let store: import('../binding').NativeHandleStore;
+  let engine: import('./bindings/binding').ResultHandlesEngine;
+  let store: import('./bindings/binding').NativeHandleStore;
   let handle: string;
   let plainHandle: string;
   const namespace = `slice-${randomUUID()}`;
@@ -85,7 +90,7 @@ describe.skipIf(skip)('result_query through the path index', () => {
     );
     expect(plan.kind).toBe('fold');
     await engine.commit(plan, ME.session, ME.subject);
-    handle = plan.handle!;
+    handle = (JSON.parse(plan.foldedJson!) as { handle: string }).handle;
     // The same answer kept without an index: the engine reads it whole.
     plainHandle = store.newHandle();
     await store.save(plainHandle, json, ME.session, ME.subject);
@@ -196,7 +201,7 @@ describe.skipIf(skipOwn)('the path index kept beside a store across the network'
         600,
       );
       const options = { thresholdBytes: THRESHOLD, ttlSeconds: 600, preview: { items: 3, chars: 200 } };
-      return native.ResultHandlesEngine.create(checkOptions(options).settings, store);
+      return native.ResultHandlesEngine.create(settingsOf(options), store);
     };
     const folder = await open();
     const another = await open();
@@ -207,7 +212,8 @@ describe.skipIf(skipOwn)('the path index kept beside a store across the network'
         JSON.stringify({ content: [{ type: 'text', text: json }], structuredContent: answer }),
       );
       await folder.commit(plan, ME.session, ME.subject);
-      const args = JSON.stringify({ handle: plan.handle, path: '$.data.orders', offset: 11_980 });
+      const { handle } = JSON.parse(plan.foldedJson!) as { handle: string };
+      const args = JSON.stringify({ handle, path: '$.data.orders', offset: 11_980 });
       const expected = JSON.stringify({
         path: "$['data']['orders']",
         value: answer.data.orders.slice(11_980),

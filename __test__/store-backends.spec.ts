@@ -13,10 +13,12 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createResultHandles } from '../mcp.mjs';
 import { noSharedRedis, RespClient, startRestEndpoint, type RestEndpoint } from './setup/redis';
 import { skipReason } from './setup/skip';
+import { RespClient, startRestEndpoint, type RestEndpoint } from './setup/redis';
+import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);
-const native = require('../binding.js') as typeof import('../binding');
-type NativeHandleStore = import('../binding').NativeHandleStore;
+const native = testBindings;
+type NativeHandleStore = import('./bindings/binding').NativeHandleStore;
 
 const redisUrl = inject('redisUrl');
 // SQLite runs everywhere; the other backends are Redis, or REST endpoints in front of it.

@@ -2,7 +2,6 @@
 // queries spread over the masters, range reads through the path index, two server processes sharing the cluster,
 // and a master killed mid-run.
 import type { ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { seedOrders, spawnHostProcess, startHost, TOKENS } from './fixtures/mcp-
 import { startRedisCluster } from './setup/redis-cluster.mjs';
 import { noRedisServer } from './setup/redis';
 import { skipReason } from './setup/skip';
+import { testBindings } from './fixtures/test-bindings';
 
 const NAMESPACE = 'cluster-suite';
 /** The store's own deadline (OPERATION_TIMEOUT, 10 s) plus slack. */
@@ -129,7 +129,7 @@ describe.skipIf(skip)('Redis Cluster store', () => {
   });
 
   it('REDIS_CLUSTER_NODES picks the cluster under storage type auto', async () => {
-    const native = createRequire(import.meta.url)('../binding.js') as typeof import('../binding');
+    const native = testBindings;
     const saved = process.env.REDIS_CLUSTER_NODES;
     process.env.REDIS_CLUSTER_NODES = cluster.urls.slice(1, 3).join(',');
     try {

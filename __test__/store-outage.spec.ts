@@ -15,9 +15,10 @@ import { answerOf, lockSqlite, outageHost, startRedis, startRestEndpoint, until 
 import { startRedisCluster } from './setup/redis-cluster.mjs';
 import { noRedisServer } from './setup/redis';
 import { skipReason } from './setup/skip';
+import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);
-const native = require('../binding.js') as typeof import('../binding');
+const native = testBindings;
 const { createResultHandleStore } =
   require('../dist/result-handle.store.js') as typeof import('../lib/result-handle.store');
 

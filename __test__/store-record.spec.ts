@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ESM helper without types
 import { CHUNK, CHUNK_BY_VERSION, HEADER, TAG, deriveKeys as derive, jsOpen, jsSeal } from '../benchmark/js-record.mjs';
+import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);
-const native = require('../binding.js') as typeof import('../binding');
+const native = testBindings;
 
 function answer(bytes: number): Buffer {
   const text = JSON.stringify({

@@ -1,12 +1,10 @@
 // ─── fold benchmark: native fold vs a plain-JS fold, 1 MB and 10 MB answers ─────────────────────────────────
-// Run with a release build: `npm run bench` (or `node benchmark/fold.bench.mjs` after `npm run build`).
+// `foldAnswer` is not shipped: run after `npm run build:bench-bindings` (an optimized addon that has it).
 // Prints medians side by side; ratio = JS time / native time (above 1: native is faster).
-import { createRequire } from 'node:module';
 import { jsPreview, jsShape } from './js-fold.mjs';
-import { formatMs, ordersAnswer, time, timeAsync } from './support.mjs';
+import { formatMs, ordersAnswer, testBindings, time, timeAsync } from './support.mjs';
 
-const require = createRequire(import.meta.url);
-const native = require('../binding.js');
+const native = testBindings();
 
 const SETTINGS = { thresholdBytes: 16_384, previewItems: 5, previewChars: 500 };
 const STATUSES = ['open', 'shipped', 'delivered', 'returned'];

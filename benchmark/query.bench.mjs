@@ -1,17 +1,15 @@
 // ─── result_query benchmark ──────────────────────────────────────────────────────────────────────────────────────
 // Native `queryAnswer` against a plain-JS baseline (JSON.parse + path walk + slice + JSON.stringify), reading the
-// last 20 items of a 100,000-item list from the kept answer's JSON text. Run after a build:
-//   npm run build && node benchmark/query.bench.mjs
+// last 20 items of a 100,000-item list from the kept answer's JSON text. `queryAnswer` is not shipped: run after
+//   npm run build:bench-bindings && node benchmark/query.bench.mjs
 // Prints medians (ms) side by side and the ratio; the two sides must give the same answer.
 
-import { createRequire } from 'node:module';
 import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
 
-import { formatMs, interleaved } from './support.mjs';
+import { formatMs, interleaved, testBindings } from './support.mjs';
 
-const require = createRequire(import.meta.url);
-const native = require('../binding.js');
+const native = testBindings();
 
 const ITEMS = 100_000;
 const THRESHOLD = 1 << 20;

@@ -1,16 +1,15 @@
 // ─── seal + store benchmark ─────────────────────────────────────────────────
 // Native sealing vs the same record format written with node:crypto (the plain-JS baseline), record overhead, and a
 // Redis round trip for a 1 MB answer (native store vs node:crypto + a plain RESP client). Starts its own redis-server
-// on a loopback port. Run after a build: `node benchmark/seal.bench.mjs` (release build for real figures).
+// on a loopback port. It times bindings the package does not ship (sealRecordSync, readRange): run after
+// `npm run build:bench-bindings`, then `node benchmark/seal.bench.mjs`.
 import { once } from 'node:events';
-import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 
 import { deriveKeys, jsOpen as openRecord, jsSeal as sealRecord } from './js-record.mjs';
-import { fixed, interleaved, Resp, startRedis } from './support.mjs';
+import { fixed, interleaved, Resp, startRedis, testBindings } from './support.mjs';
 
-const require = createRequire(import.meta.url);
-const native = require('../binding.js');
+const native = testBindings();
 
 // ─── baseline: docs/record-format.md with node:crypto (js-record.mjs) ───────
 

@@ -35,6 +35,10 @@ function ordersAnswerUnderData(bytes) {
 
 const fmt = (ms) => formatMs(ms, 2, 9);
 
+/** A store on `storage`, opened as the package opens one (settings checked once). */
+const openStore = (storage) =>
+  native.NativeHandleStore.openChecked(checkOptions({ ...OPTIONS, storage, namespace: 'bench' }).settings);
+
 async function run(label, store, withJs) {
   const engine = native.ResultHandlesEngine.create(checkOptions(OPTIONS).settings, store);
   console.log(`\n${label}`);
@@ -46,7 +50,7 @@ async function run(label, store, withJs) {
       JSON.stringify({ content: [{ type: 'text', text: json }], structuredContent: answer }),
     );
     await engine.commit(plan, ...OWNER);
-    const plain = store.newHandle();
+    const plain = native.newHandle();
     await store.save(plain, json, ...OWNER);
     const total = answer.data.orders.length;
     const args = (handle) => JSON.stringify({ handle, path: '$.data.orders', offset: total - 20, limit: 20 });
@@ -82,18 +86,10 @@ async function run(label, store, withJs) {
 
 console.log(`slice benchmark: node ${process.version}, ${process.arch}; medians of interleaved runs`);
 console.log('query: 20 items at the end of $.data.orders (build with `npm run build` first)');
-await run(
-  'memory store',
-  await native.NativeHandleStore.open(JSON.stringify({ type: 'memory', memory: { maxEntries: 0 } }), 'bench', 600),
-  true,
-);
+await run('memory store', await openStore({ type: 'memory', memory: { maxEntries: 0 } }), true);
 const redis = await startRedis();
 if (redis) {
-  const store = await native.NativeHandleStore.open(
-    JSON.stringify({ type: 'redis', redis: { url: redis.url } }),
-    'bench',
-    600,
-  );
+  const store = await openStore({ type: 'redis', redis: { url: redis.url } });
   await run('redis store (own redis-server on 127.0.0.1)', store, false);
   await redis.stop();
 } else {

@@ -2,11 +2,28 @@
 // Timing (medians of warm runs), the generated "orders" answers, formatting, and a throwaway redis-server on a
 // loopback port. Not a benchmark itself: benchmark/run.mjs only runs files named *.bench.mjs.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+// ─── the addon with the bindings the package does not ship ─────────────────────
+
+/**
+ * The addon built with the `test-bindings` feature (foldAnswer, queryAnswer, sealRecordSync…), for the benches that
+ * time them: `npm run build:bench-bindings` builds it, optimized, into __test__/bindings/ (where the specs find it
+ * too; `npm run build:test-bindings` puts a debug build there, which times nothing useful).
+ * @example
+ * const native = testBindings();
+ */
+export function testBindings() {
+  const path = fileURLToPath(new URL('../__test__/bindings/test-bindings.node', import.meta.url));
+  if (!existsSync(path)) throw new Error(`${path} is missing: run \`npm run build:bench-bindings\` first.`);
+  return createRequire(import.meta.url)(path);
+}
 
 // ─── timing ─────────────────────────────────────────────────────────────────
 

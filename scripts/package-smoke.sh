@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The package as a user gets it: packs the two npm packages (this one, and npm/linux-x64-gnu with the built addon),
-# checks the main tarball (no .node inside; declarations right for every resolution mode, with attw), then installs
+# checks the main tarball (no .node inside; declarations right for every resolution mode, with attw) and the addon in
+# the platform one (it exports what lib/ uses: no binding only specs call), then installs
 # both tarballs into a fresh ESM app (zod 4) and a fresh CommonJS app (zod 3.25, through zod/v4) in a temp dir, with
 # cargo and rustc shadowed by failing stand-ins, and runs a fold + query through a real MCP client in each.
 # Needs a built tree (`npm run build`).
@@ -58,6 +59,9 @@ tar tzf "$platform_tgz" | grep -q "package/$name.linux-x64-gnu.node" || {
   echo "[pack] the platform tarball lacks the addon" >&2
   exit 1
 }
+mkdir -p "$work/platform"
+tar xzf "$platform_tgz" -C "$work/platform" "package/$name.linux-x64-gnu.node"
+node scripts/smoke/addon-exports.cjs "$work/platform/package/$name.linux-x64-gnu.node" dist
 
 # The newest glibc symbol version the addon needs is the oldest glibc it loads on.
 glibc_floor=$(objdump -T "npm/linux-x64-gnu/$name.linux-x64-gnu.node" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)

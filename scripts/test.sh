@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): every Rust test, the type tests (strict apps and the README's code compiled
-# with tsc), then every vitest spec against the built addon.
+# with tsc), then every vitest spec against the built addon (and the test addon, for the bindings it alone has).
 # Installs what a fresh machine lacks: redis-server and the sqlite3 shell (apt, as root) and the npm dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,9 +28,11 @@ fi
 [ -d node_modules ] || npm ci --no-audit --no-fund
 
 # CI builds once and sets this for both Node versions; otherwise make sure the addon matches the sources
-# (a no-op build takes a few seconds).
+# (a no-op build takes a few seconds), and build the test addon: a debug build with the bindings only specs call
+# (feature test-bindings, into __test__/bindings/), which the specs that need them load beside the shipped one.
 if [ -z "${RESULT_HANDLES_PREBUILT:-}" ]; then
   npm run build
+  npm run build:test-bindings
 fi
 
 echo "[test] node $(node --version), napi $(node -p process.versions.napi)"

@@ -5,21 +5,20 @@
 // that it repeats structuredContent instead of the first two. This file orders those steps so that they overlap the
 // engine's work instead of preceding it, and so that each long step has its own event-loop tick:
 // - a long answer's stringify starts a tick of its own (its length told by the text beside it), so that the SDK's
-//   work on the call and the early hand-over below do not add to the longest stall, which is the stringify's (on
-//   Node 20 at 50 MB they added 0.5-4 ms to its 190-200 ms);
+//   work on the call and the early hand-over below do not add to the longest stall, which is the stringify's;
 // - a text of 256 K to 2 M characters that looks like JSON.stringify output is handed over in place of the answer
 //   before the stringify, so that the engine folds while this thread stringifies, and the plan is kept only when
 //   the comparison finds the text `===` to the answer: the same bytes crossed;
 // - a text longer than that is proved to repeat structuredContent a piece at a time (`stringified.ts`), never
-//   stringifying the whole answer: no rope and no flat copy of it (at 50 MB on Node 20 the peak went from 4x to 2.3x
-//   the answer), and the event loop gets a turn every 2 M characters (the worst stall at 50 MB went from 387 to 43 ms).
-//   The answer's native buffer is reserved as the proof starts, so that another thread touches its pages while this
-//   one compares; once a quarter of the text is proved it crosses into that warm buffer (src/binding/warm.rs) and the
-//   engine folds while the proof goes on;
+//   stringifying the whole answer: no rope and no flat copy of it (a lower peak of memory), and the event loop gets
+//   a turn every 2 M characters instead of one stall as long as the whole stringify. The answer's native buffer is
+//   reserved as the proof starts, so that another thread touches its pages while this one compares; once a quarter
+//   of the text is proved it crosses into that warm buffer (src/binding/warm.rs) and the engine folds while the
+//   proof goes on;
 // - a text that is not proved (an array item or root with a `toJSON`, a text written otherwise) goes the whole way:
 //   one stringify, one `===` and a copy, the buffer reserved as the comparison's tick starts. Not before the
 //   stringify: on Node 24, whose stringify grows one flat buffer, a buffer touched meanwhile added a copy of the
-//   answer to the 50 MB peak (180 MB against 131) and cost the JS thread more at 10 MB.
+//   answer to the peak and cost the JS thread more.
 import type { AnswerPartsLike, EngineLike, FitPlanLike } from './pipeline';
 import { provedStringified } from './stringified';
 
@@ -40,35 +39,22 @@ const YIELD_CHARS = 256 * 1024;
 /**
  * Texts up to this long are handed over before the stringify, to fold while it runs: on one native thread, and
  * into a cold buffer (a warm one needs a step on this thread to overlap, and up to here its page faults cost less
- * than the fold they let start early). Beyond it the copy before the stringify is cold and long (tried at 10 MB:
- * no faster), so longer answers cross after the comparison, into a warm buffer.
+ * than the fold they let start early). Beyond it the copy before the stringify is cold and long (tried: no faster),
+ * so longer answers are proved a piece at a time, or cross after the comparison, into a warm buffer.
  */
 const EARLY_CHARS = 2 * 1024 * 1024;
-
-/** A character above U+00FF (see {@link latin1Only}). */
-const BEYOND_LATIN1 = /[^\x00-\xff]/;
-
-/**
- * Whether a long answer holds only characters up to U+00FF, so that it can cross as Latin-1 bytes (a copy at memory
- * speed: 10 MB of ASCII in about 0.3 ms against 1.3 ms through V8's UTF-8 writer). V8 answers at once for a string it
- * holds one byte a character (the pattern cannot match one); a string of two-byte characters is read up to its
- * first character above U+00FF, usually near its start. Short answers cross the UTF-8 way.
- */
-function latin1Only(answer: string): boolean {
-  return answer.length > YIELD_CHARS && !BEYOND_LATIN1.test(answer);
-}
 
 /**
  * Gives the event loop a whole turn: timers and I/O run before this resolves. One `setImmediate` is not enough: set
  * from the timers or poll phase it runs in the same turn's check phase, so a step after it would still delay every
- * timer (measured: a 50 MB stringify and the copy after it stalled a 1 ms interval as one 240 ms tick); the second,
- * set from the check phase, runs in the next turn.
+ * timer (a long stringify and the copy after it stalled an interval as one tick); the second, set from the check
+ * phase, runs in the next turn.
  */
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 
 /**
- * The proof that a long text repeats structuredContent gives the event loop a turn every this many characters (about
- * 10-20 ms of stringify on the project's machine), where the whole stringify it replaces was one step.
+ * The proof that a long text repeats structuredContent gives the event loop a turn every this many characters, where
+ * the whole stringify it replaces was one step.
  */
 const PROOF_TURN_CHARS = 2 * 1024 * 1024;
 
@@ -107,9 +93,7 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
   const { structured, text } = split;
   if (structured === undefined) {
     // Nothing to do on this thread before the copy: no buffer to warm meanwhile.
-    return text === undefined
-      ? undefined
-      : engine.prepareAnswer(text, { ...parts, kind: 'text', latin1: latin1Only(text) });
+    return text === undefined ? undefined : engine.prepareAnswer(text, { ...parts, kind: 'text' });
   }
 
   // A text certainly under the threshold would fold nothing: not worth a bet.
@@ -148,17 +132,12 @@ export async function handOver(split: SplitAnswer, context: HandOverContext): Pr
   if (answer.length > YIELD_CHARS) await yieldToLoop();
   // Not `===`: the text says something else, or repeats the answer written otherwise; compared natively, off this
   // thread (a text holding a lone surrogate crosses as UTF-16).
-  const latin1 = latin1Only(answer);
-  return engine.prepareAnswer(
-    answer,
-    { ...parts, kind: 'structured', text: repeats ? undefined : text, latin1 },
-    buffer,
-  );
+  return engine.prepareAnswer(answer, { ...parts, kind: 'structured', text: repeats ? undefined : text }, buffer);
 }
 
 /** The text handed over as the answer, folded on one native thread while this one is busy (see `tentative`). */
 function handOverText(text: string, context: HandOverContext, buffer?: unknown): Promise<FitPlanLike> {
-  const options = { ...context.parts, kind: 'structured' as const, oneThread: true, latin1: latin1Only(text) };
+  const options = { ...context.parts, kind: 'structured' as const, oneThread: true };
   return tentative(context.engine.prepareAnswer(text, options, buffer));
 }
 

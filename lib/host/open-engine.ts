@@ -60,9 +60,10 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
   const nativeStore = await native.NativeHandleStore.openChecked(settings);
   const engine = native.ResultHandlesEngine.create(settings, nativeStore);
   const store = new ResultHandleStore(nativeStore, nativeStore.ttlSeconds);
-  // A result whose JSON has at most `thresholdBytes` UTF-16 units has at most that many bytes' worth of content
-  // to inspect and almost always passes: checking it on the JS thread is cheaper than a hop to the thread pool.
-  // Anything longer may fold (preview, shape, measuring), so it runs off the JS thread.
+  // A whole result whose JSON has at most `thresholdBytes` UTF-16 units (several content blocks, say) has at most
+  // that many bytes' worth of content to inspect and almost always passes: checking it on the JS thread is cheaper
+  // than a hop to the thread pool. Anything longer may fold (preview, shape, measuring), so it runs off the JS thread,
+  // as does every split answer (the cheap checks pass most short ones before any native call).
   const inlineChars = resolved.thresholdBytes;
   return {
     store,
@@ -70,10 +71,8 @@ export async function openEngine(prepared: PreparedOptions): Promise<OpenedEngin
       resultJson.length <= inlineChars
         ? engine.prepareSync(resultJson, toolMetaJson ?? undefined)
         : engine.prepare(resultJson, toolMetaJson ?? undefined),
-    prepareAnswer: async (answer, parts, buffer) =>
-      answer.length <= inlineChars
-        ? engine.prepareAnswerSync(answer, parts)
-        : engine.prepareAnswer(answer, parts, buffer as native.AnswerBuffer | undefined),
+    prepareAnswer: (answer, parts, buffer) =>
+      engine.prepareAnswer(answer, parts, buffer as native.AnswerBuffer | undefined),
     reserveAnswer: (units) => engine.reserveAnswer(units),
     textCertainlyUnderThreshold: (text, repeatsStructured) =>
       native.textCertainlyUnder(text, repeatsStructured, resolved.thresholdBytes),

@@ -46,8 +46,6 @@ export interface AnswerPartsLike {
   subject?: string;
   /** Fold on one native thread: the host keeps the JS thread busy meanwhile. */
   oneThread?: boolean;
-  /** The answer holds no character above U+00FF (checked): it crosses as Latin-1 bytes, at memory speed. */
-  latin1?: boolean;
 }
 
 /** The native engine as the core uses it. */

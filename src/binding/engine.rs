@@ -20,7 +20,7 @@ use super::error::{run_async, run_blocking, run_sync, FirstPoll};
 use super::options::NativeSettings;
 use super::store::{health_of, watch, NativeHandleStore, StoreHealth, StoreWatcher};
 use super::text::{utf8_room, JsText, LazyJsText};
-use super::warm::{AnswerBuffer, ScratchBuffer};
+use super::warm::AnswerBuffer;
 use crate::core::error::{CoreError, CoreResult, ErrorCode};
 use crate::core::fit::{self, FoldFacts, SeparateAnswer, Verdict};
 use crate::core::fold::{structured_json_of_utf16, text_answer_json_of_utf16, FoldSettings};
@@ -43,8 +43,6 @@ pub(super) struct EngineCore {
   pub(super) store: Arc<HandleStore>,
   /// `handleReferences` and its limits (see `core::references`).
   pub(super) references: ReferenceSettings,
-  /// Where mid-sized answers are copied (see `warm::ScratchBuffer`).
-  scratch: Arc<ScratchBuffer>,
 }
 
 /// Which tools take handle references, and how much one call may resolve.
@@ -72,10 +70,6 @@ pub struct AnswerParts {
   pub subject: Option<String>,
   /// Fold on one native thread (the host is busy on the JS thread meanwhile and leaves the other core to it).
   pub one_thread: Option<bool>,
-  /// The answer holds no character above U+00FF (`!/[^\x00-\xff]/.test(answer)`, which V8 answers at once for a
-  /// string it holds one byte a character): it is copied as Latin-1 bytes, at memory speed. Only `true` when so
-  /// checked: such characters would be cut to their low byte.
-  pub latin1: Option<bool>,
 }
 
 /// The native engine of one plugin/adapter instance: resolved options and the store.
@@ -226,22 +220,9 @@ impl ResultHandlesEngine {
           settings,
           store,
           references,
-          scratch: Arc::default(),
         }),
       })
     })
-  }
-
-  /// Answers above this many bytes fold.
-  #[napi(getter)]
-  pub fn threshold_bytes(&self) -> f64 {
-    self.core.settings.threshold_bytes as f64
-  }
-
-  /// How long a kept answer lives, in seconds (the store's TTL).
-  #[napi(getter)]
-  pub fn ttl_seconds(&self) -> f64 {
-    self.core.store.ttl_seconds() as f64
   }
 
   /// Whether the store answers now, and its outages since it opened.
@@ -300,48 +281,16 @@ impl ResultHandlesEngine {
     parts: AnswerParts,
     buffer: Option<&AnswerBuffer>,
   ) -> Result<PromiseRaw<'env, FitPlan>> {
-    let latin1 = parts.latin1.unwrap_or(false);
-    let (answer, lease) = match buffer.and_then(AnswerBuffer::take) {
-      Some(warm) => (answer.read(warm, latin1)?, None),
-      None => match ScratchBuffer::lease(&self.core.scratch, answer.units()?) {
-        Some((scratch, lease)) => (answer.read_keeping_room(scratch, latin1)?, Some(lease)),
-        None => (answer.read(Vec::new(), latin1)?, None),
-      },
-    };
+    let answer = answer.read(buffer.and_then(AnswerBuffer::take).unwrap_or_default())?;
     let core = Arc::clone(&self.core);
     run_blocking(
       env,
       move || {
-        let answer = match lease {
-          Some(lease) => lease.move_out(answer),
-          None => answer.into_js_text(),
-        };
         let sealer = Sealer::of(&core.store, &parts);
         prepare_parts_plan(core.settings, answer, &parts, sealer)
       },
       report_external,
     )
-  }
-
-  /// `prepareAnswer` on the JS thread (for answers of at most a threshold's length: a hop to the thread pool
-  /// costs more than reading them).
-  #[napi]
-  pub fn prepare_answer_sync(
-    &self,
-    env: Env,
-    #[napi(ts_arg_type = "string")] answer: JsText,
-    parts: AnswerParts,
-  ) -> Result<FitPlan> {
-    let core = &self.core;
-    let plan = run_sync(&env, || {
-      prepare_parts_plan(
-        core.settings,
-        answer,
-        &parts,
-        Sealer::of(&core.store, &parts),
-      )
-    })?;
-    report_external(&env, plan)
   }
 
   /// `prepare` on the JS thread.
@@ -373,11 +322,9 @@ impl ResultHandlesEngine {
     let store = Arc::clone(&self.core.store);
     let external = Arc::clone(&plan.external);
     let references = self.core.references.tools.clone();
-    // Kept in the first poll on the JS thread when the record was sealed beside the fold and the store is the
-    // memory store (a move into a map, the small index sealed, the folded result written): no hop for a fold.
     run_async(
       env,
-      FirstPoll::Here,
+      FirstPoll::OnRuntime,
       async move {
         let data = data.ok_or_else(|| {
           CoreError::new(ErrorCode::InvalidInput, "This plan does not fold.")

@@ -6,7 +6,7 @@ use napi_derive::napi;
 
 use crate::core::options::{
   self, check_plugin_options, check_store_settings, check_wrapper_settings, problems_message,
-  process_env, CheckedOptions, OptionsInput, StoreSettings, LIMITS,
+  process_env, CheckedOptions, OptionsInput, StoreSettings,
 };
 use crate::core::store::config::configuration_error;
 
@@ -36,12 +36,6 @@ impl NativeSettings {
     let mut resolved = self.options.as_ref()?.resolved.clone();
     resolved.secret = None;
     serde_json::to_string(&resolved).ok()
-  }
-
-  /// The TTL every answer is kept with, in seconds.
-  #[napi(getter)]
-  pub fn ttl_seconds(&self) -> f64 {
-    self.store.ttl_seconds as f64
   }
 }
 
@@ -97,35 +91,6 @@ pub fn check_wrapper_options(input_json: String) -> Option<ConfigurationProblems
     .and_then(|input| check_wrapper_settings(&input))
     .err()
     .map(store_problems)
-}
-
-/// One bounded setting of the limit table.
-#[napi(object)]
-pub struct OptionLimit {
-  /// The option as users write it (`preview.items`).
-  pub option: String,
-  /// What is counted.
-  pub unit: String,
-  pub min: f64,
-  /// `null` when unbounded.
-  pub max: Option<f64>,
-  /// `null` when there is no numeric default.
-  pub default: Option<f64>,
-}
-
-/// Every bound an option or store setting takes (the README's limits table lists the same).
-#[napi]
-pub fn option_limits() -> Vec<OptionLimit> {
-  LIMITS
-    .iter()
-    .map(|limit| OptionLimit {
-      option: limit.option.to_string(),
-      unit: limit.unit.to_string(),
-      min: limit.min as f64,
-      max: limit.max.map(|max| max as f64),
-      default: limit.default.map(|default| default as f64),
-    })
-    .collect()
 }
 
 // ─── constants (each one written once, in the engine) ───────────────────────

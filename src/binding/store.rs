@@ -12,9 +12,8 @@ use zeroize::Zeroizing;
 
 use super::error::{run_async, run_blocking, run_sync, FirstPoll};
 use super::options::NativeSettings;
-use crate::core::error::{CoreError, CoreResult, ErrorCode};
-use crate::core::options::input::JsType;
-use crate::core::options::{check_store_settings, process_env, OptionsInput, StoreSettings};
+use crate::core::error::CoreResult;
+use crate::core::options::StoreSettings;
 use crate::core::seal::{Owner, ServerSecret};
 use crate::core::store::breaker::Transition;
 use crate::core::store::config::configuration_error;
@@ -75,7 +74,7 @@ pub(crate) fn watch(store: &HandleStore, watcher: StoreWatcher) {
   }));
 }
 
-fn owner(session: Option<String>, subject: Option<String>) -> Owner {
+pub(super) fn owner(session: Option<String>, subject: Option<String>) -> Owner {
   Owner::new(session, subject)
 }
 
@@ -86,55 +85,8 @@ fn bytes_of(value: Either<Buffer, String>) -> Vec<u8> {
   }
 }
 
-fn whole(value: f64, name: &str, min: u64, max: u64) -> CoreResult<u64> {
-  if value.fract() == 0.0 && value >= min as f64 && value <= max as f64 {
-    Ok(value as u64)
-  } else {
-    Err(
-      CoreError::new(
-        ErrorCode::InvalidInput,
-        format!("{name} must be a whole number from {min} to {max}."),
-      )
-      .with_remedy(format!("Pass {name} as a whole number in range.")),
-    )
-  }
-}
-
-/// `NativeHandleStore.open`'s arguments as the one check reads them (`{ storage, namespace, ttlSeconds, secret }`).
-fn store_input(
-  config_json: Option<String>,
-  namespace: Option<String>,
-  ttl_seconds: Option<f64>,
-  secret: Option<String>,
-) -> CoreResult<OptionsInput> {
-  let mut input = OptionsInput::default();
-  let mut fields = serde_json::Map::new();
-  if let Some(text) = config_json {
-    let storage = serde_json::from_str(&text)
-      .map_err(|_| configuration_error(vec!["storage: must be plain JSON data.".to_string()]))?;
-    fields.insert("storage".to_string(), storage);
-  }
-  if let Some(namespace) = namespace {
-    fields.insert("namespace".to_string(), namespace.into());
-  }
-  match ttl_seconds.map(serde_json::Number::from_f64) {
-    Some(Some(ttl)) => {
-      fields.insert("ttlSeconds".to_string(), ttl.into());
-    }
-    Some(None) => {
-      input.js_types.insert("ttlSeconds".to_string(), JsType::NaN);
-    }
-    None => {}
-  }
-  if let Some(secret) = secret {
-    fields.insert("secret".to_string(), secret.into());
-  }
-  input.options = serde_json::Value::Object(fields);
-  Ok(input)
-}
-
 /// Opens a store with settings already checked.
-fn open_store<'env>(
+pub(super) fn open_store<'env>(
   env: &'env Env,
   settings: CoreResult<StoreSettings>,
 ) -> Result<PromiseRaw<'env, NativeHandleStore>> {
@@ -166,23 +118,6 @@ impl NativeHandleStore {
 
 #[napi]
 impl NativeHandleStore {
-  /// Opens a store. `configJson` is `JSON.stringify(storage)` (FrontMCP `StorageConfig` shapes, `type` defaults
-  /// to `'auto'`); `secret` (≥ 32 bytes) defaults to `RESULT_HANDLES_SECRET` when set. The settings go through the
-  /// same check as `createResultHandleStore`'s. Rejects with `RESULT_HANDLES_CONFIGURATION` (every problem named)
-  /// or `RESULT_STORE_UNAVAILABLE`.
-  #[napi(ts_return_type = "Promise<NativeHandleStore>")]
-  pub fn open<'env>(
-    env: &'env Env,
-    config_json: Option<String>,
-    namespace: Option<String>,
-    ttl_seconds: Option<f64>,
-    secret: Option<String>,
-  ) -> Result<PromiseRaw<'env, NativeHandleStore>> {
-    let settings = store_input(config_json, namespace, ttl_seconds, secret)
-      .and_then(|input| check_store_settings(&input, &process_env).map_err(configuration_error));
-    open_store(env, settings)
-  }
-
   /// Opens a store with settings `checkOptions` or `checkStoreOptions` made (nothing is checked again).
   /// Rejects with `RESULT_STORE_UNAVAILABLE` when the backend cannot be reached.
   #[napi(ts_return_type = "Promise<NativeHandleStore>")]
@@ -191,13 +126,6 @@ impl NativeHandleStore {
     settings: &NativeSettings,
   ) -> Result<PromiseRaw<'env, NativeHandleStore>> {
     open_store(env, Ok(settings.store.clone()))
-  }
-
-  /// The backend in use after `auto` and any fallback: `'memory'`, `'redis'`, `'sqlite'`, `'upstash'` or
-  /// `'vercel-kv'`.
-  #[napi(getter)]
-  pub fn backend(&self) -> String {
-    self.inner.backend_kind().to_string()
   }
 
   /// The TTL, in seconds, every answer is saved with.
@@ -210,27 +138,6 @@ impl NativeHandleStore {
   #[napi(getter)]
   pub fn health(&self) -> StoreHealth {
     health_of(&self.inner)
-  }
-
-  /// A fresh handle: a random UUID v4 from the OS CSPRNG.
-  #[napi]
-  pub fn new_handle(&self) -> String {
-    HandleStore::new_handle()
-  }
-
-  /// The full key a handle's record lives under for this owner (prefix, namespace, hex storage key): for
-  /// diagnostics and tests; it reveals nothing about the handle or the owner.
-  #[napi]
-  pub fn storage_key(
-    &self,
-    env: Env,
-    handle: String,
-    session: Option<String>,
-    subject: Option<String>,
-  ) -> Result<String> {
-    run_sync(&env, || {
-      self.inner.storage_key(&handle, &owner(session, subject))
-    })
   }
 
   /// Seals `value` (the answer's JSON text, as a Buffer or string) and stores it with the TTL.
@@ -268,34 +175,6 @@ impl NativeHandleStore {
       env,
       FirstPoll::OnRuntime,
       async move { inner.read(&handle, &owner(session, subject)).await },
-      |_, bytes| Ok(bytes.map(Buffer::from)),
-    )
-  }
-
-  /// Answer bytes `[start, end)` (clamped to the answer), reading and decrypting only the 16 KiB chunks that cover
-  /// them; `null` as for `read`.
-  #[napi(ts_return_type = "Promise<Buffer | null>")]
-  pub fn read_range<'env>(
-    &self,
-    env: &'env Env,
-    handle: String,
-    start: f64,
-    end: f64,
-    session: Option<String>,
-    subject: Option<String>,
-  ) -> Result<PromiseRaw<'env, Option<Buffer>>> {
-    let inner = Arc::clone(&self.inner);
-    let range = whole(start, "start", 0, u64::MAX >> 11)
-      .and_then(|s| Ok((s, whole(end, "end", 0, u64::MAX >> 11)?)));
-    run_async(
-      env,
-      FirstPoll::OnRuntime,
-      async move {
-        let (start, end) = range?;
-        inner
-          .read_range(&handle, &owner(session, subject), start, end)
-          .await
-      },
       |_, bytes| Ok(bytes.map(Buffer::from)),
     )
   }
@@ -350,7 +229,7 @@ pub fn storage_key_for(
   })
 }
 
-fn seal_now(
+pub(super) fn seal_now(
   handle: &str,
   value: &[u8],
   session: Option<String>,
@@ -362,7 +241,7 @@ fn seal_now(
   store::seal_record(handle, value, &owner(session, subject), secret.as_ref())
 }
 
-fn open_now(
+pub(super) fn open_now(
   handle: &str,
   record: &[u8],
   session: Option<String>,
@@ -398,29 +277,6 @@ pub fn seal_record<'env>(
   )
 }
 
-/// `sealRecord` on the JS thread.
-#[napi]
-pub fn seal_record_sync(
-  env: Env,
-  handle: String,
-  value: Either<&[u8], String>,
-  session: Option<String>,
-  subject: Option<String>,
-  secret: Option<String>,
-) -> Result<SealedRecord> {
-  let sealed = run_sync(&env, || {
-    let bytes: &[u8] = match &value {
-      Either::A(bytes) => bytes,
-      Either::B(text) => text.as_bytes(),
-    };
-    seal_now(&handle, bytes, session, subject, secret)
-  })?;
-  Ok(SealedRecord {
-    storage_key: sealed.storage_key,
-    record: sealed.record.into(),
-  })
-}
-
 /// Opens a record read back from such a storage (off the JS thread): the answer's bytes, or `null` when the record
 /// is not this owner's, was altered, or is not a record.
 #[napi(ts_return_type = "Promise<Buffer | null>")]
@@ -438,18 +294,4 @@ pub fn open_record<'env>(
     move || open_now(&handle, &record, session, subject, secret),
     |_, bytes| Ok(bytes.map(Buffer::from)),
   )
-}
-
-/// `openRecord` on the JS thread.
-#[napi]
-pub fn open_record_sync(
-  env: Env,
-  handle: String,
-  record: &[u8],
-  session: Option<String>,
-  subject: Option<String>,
-  secret: Option<String>,
-) -> Result<Option<Buffer>> {
-  run_sync(&env, || open_now(&handle, record, session, subject, secret))
-    .map(|bytes| bytes.map(Buffer::from))
 }

@@ -5,7 +5,7 @@
 //!
 //! napi-rs's `String` asks V8 for the UTF-8 length first (a pass over the whole string) and then writes into a zeroed
 //! buffer (every page touched twice). An answer's JSON can be tens of megabytes and this copy runs on the JS thread,
-//! so [`JsonText`] sizes its buffer from the UTF-16 length instead (no pass: at most 3 UTF-8 bytes per unit) and lets
+//! so [`LazyJsText`] sizes its buffer from the UTF-16 length instead (no pass: at most 3 UTF-8 bytes per unit) and lets
 //! V8 write into it uninitialized; pages never written are never touched, so they cost address space, not memory.
 
 use std::ptr;
@@ -34,40 +34,21 @@ macro_rules! string_parameter {
 
 string_parameter!(JsText, LazyJsText);
 
-/// How a JS string is copied out of V8.
-#[derive(Clone, Copy)]
-enum Encoding {
-  /// V8's UTF-8 (lone surrogates written as U+FFFD).
-  Utf8,
-  /// One byte a character: only for a string with no character above U+00FF.
-  Latin1,
-}
-
-/// Copies a JS string into `bytes` (emptied; grown when it has less room than the string may need).
-unsafe fn copy_string(
+/// Copies a JS string into `bytes` as UTF-8 (lone surrogates written as U+FFFD), with room to seal it in place
+/// (emptied first; grown when it has less room than the string may need).
+unsafe fn copy_utf8(
   env: sys::napi_env,
   value: sys::napi_value,
   mut bytes: Vec<u8>,
-  room: Room,
-  encoding: Encoding,
 ) -> Result<Vec<u8>> {
   let units = unsafe { utf16_len(env, value) }?;
   bytes.clear();
-  let copy = match encoding {
-    Encoding::Utf8 => {
-      bytes.reserve(utf8_room(units));
-      sys::napi_get_value_string_utf8
-    }
-    Encoding::Latin1 => {
-      bytes.reserve(units + 1);
-      sys::napi_get_value_string_latin1
-    }
-  };
+  bytes.reserve(utf8_room(units));
   let capacity = bytes.capacity();
   let mut written = 0;
   check_status!(
     unsafe {
-      copy(
+      sys::napi_get_value_string_utf8(
         env,
         value,
         bytes.as_mut_ptr().cast(),
@@ -79,9 +60,7 @@ unsafe fn copy_string(
   )?;
   // SAFETY: V8 initialized the first `written` bytes (`written` < capacity).
   unsafe { bytes.set_len(written.min(capacity)) };
-  if room == Room::Sealable {
-    bytes.shrink_to(sealable_capacity(bytes.len()));
-  }
+  bytes.shrink_to(sealable_capacity(bytes.len()));
   Ok(bytes)
 }
 
@@ -90,18 +69,9 @@ pub fn utf8_room(units: usize) -> usize {
   units.saturating_mul(3).saturating_add(1)
 }
 
-/// What a copy's buffer keeps of its capacity.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Room {
-  /// Room to seal the answer in place, no more (the buffer becomes the record).
-  Sealable,
-  /// All of it (a buffer kept for the next answer, see `warm::ScratchBuffer`).
-  All,
-}
-
 /// Room for `len` bytes and what sealing adds in place (a header and a tag per chunk), so that the record is
 /// written in the buffer the answer was copied into.
-pub fn sealable_capacity(len: usize) -> usize {
+fn sealable_capacity(len: usize) -> usize {
   usize::try_from(crate::core::seal::sealed_len(len as u64)).unwrap_or(len)
 }
 
@@ -123,49 +93,9 @@ pub enum JsText {
   Utf16(Vec<u16>),
 }
 
-/// A JS string read by [`LazyJsText::read`]: as [`JsText`], or, when the caller checked that it holds no character
-/// above U+00FF, as its Latin-1 bytes, which [`ReadText::into_js_text`] makes UTF-8 off the JS thread.
-pub enum ReadText {
-  Js(JsText),
-  Latin1(Vec<u8>),
-}
-
-impl ReadText {
-  /// The text as [`JsText`]: Latin-1 bytes made UTF-8, in place when they are ASCII. Run it off the JS thread.
-  pub fn into_js_text(self) -> JsText {
-    match self {
-      ReadText::Js(text) => text,
-      ReadText::Latin1(bytes) => JsText::Utf8(latin1_to_utf8(bytes)),
-    }
-  }
-}
-
-/// Latin-1 bytes as UTF-8: the same buffer when they are ASCII (most JSON), else a new one with room to seal it in
-/// place (a byte from 0x80 is a two-byte character).
-fn latin1_to_utf8(bytes: Vec<u8>) -> String {
-  if bytes.is_ascii() {
-    // SAFETY: ASCII is UTF-8.
-    return unsafe { String::from_utf8_unchecked(bytes) };
-  }
-  latin1_copy(&bytes)
-}
-
-/// Latin-1 bytes as UTF-8 in a new buffer with room to seal it in place.
-pub fn latin1_copy(bytes: &[u8]) -> String {
-  let wide = bytes.iter().filter(|&&byte| byte >= 0x80).count();
-  let mut utf8 = String::with_capacity(sealable_capacity(bytes.len() + wide));
-  for block in bytes.chunks(64) {
-    match std::str::from_utf8(block) {
-      Ok(ascii) if ascii.is_ascii() => utf8.push_str(ascii),
-      _ => utf8.extend(block.iter().map(|&byte| char::from(byte))),
-    }
-  }
-  utf8
-}
-
 impl FromNapiValue for JsText {
   unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-    unsafe { read_js_text(env, value, Vec::new(), Room::Sealable) }
+    unsafe { read_js_text(env, value, Vec::new()) }
   }
 }
 
@@ -174,9 +104,8 @@ unsafe fn read_js_text(
   env: sys::napi_env,
   value: sys::napi_value,
   buffer: Vec<u8>,
-  room: Room,
 ) -> Result<JsText> {
-  let bytes = unsafe { copy_string(env, value, buffer, room, Encoding::Utf8) }?;
+  let bytes = unsafe { copy_utf8(env, value, buffer) }?;
   // SAFETY: V8 wrote UTF-8.
   let text = unsafe { String::from_utf8_unchecked(bytes) };
   // V8 writes each lone surrogate as U+FFFD: only a text holding one (rare) is read again, to tell them apart.
@@ -206,37 +135,10 @@ impl FromNapiValue for LazyJsText {
 }
 
 impl LazyJsText {
-  /// The string, copied into `buffer` (an empty one allocates as needed). `latin1`: the caller knows it holds no
-  /// character above U+00FF (a wrong `true` would cut such characters to their low byte).
-  pub fn read(self, buffer: Vec<u8>, latin1: bool) -> Result<ReadText> {
+  /// The string, copied into `buffer` (an empty one allocates as needed).
+  pub fn read(self, buffer: Vec<u8>) -> Result<JsText> {
     // SAFETY: `env` and `value` came from the napi call this parameter belongs to, which is still running.
-    unsafe { self.read_into(buffer, Room::Sealable, latin1) }
-  }
-
-  /// [`LazyJsText::read`] into a buffer that keeps all its capacity (one kept for the next answer).
-  pub fn read_keeping_room(self, buffer: Vec<u8>, latin1: bool) -> Result<ReadText> {
-    // SAFETY: as in `read`.
-    unsafe { self.read_into(buffer, Room::All, latin1) }
-  }
-
-  /// # Safety
-  ///
-  /// Only during the napi call this parameter belongs to.
-  unsafe fn read_into(self, buffer: Vec<u8>, room: Room, latin1: bool) -> Result<ReadText> {
-    if latin1 {
-      // Copied as Latin-1 bytes, which V8 does at memory speed (its UTF-8 writer looks at every character), and made
-      // UTF-8 off the JS thread ([`ReadText::into_js_text`]). Such a string holds no surrogate.
-      let bytes = unsafe { copy_string(self.env, self.value, buffer, room, Encoding::Latin1) }?;
-      Ok(ReadText::Latin1(bytes))
-    } else {
-      unsafe { read_js_text(self.env, self.value, buffer, room) }.map(ReadText::Js)
-    }
-  }
-
-  /// The string's length in UTF-16 units (no copy).
-  pub fn units(&self) -> Result<usize> {
-    // SAFETY: as in `read`.
-    unsafe { utf16_len(self.env, self.value) }
+    unsafe { read_js_text(self.env, self.value, buffer) }
   }
 
   /// The string's UTF-16 units, copied into `buffer` (emptied first): no transcoding, so lone surrogates stay.

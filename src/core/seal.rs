@@ -47,8 +47,8 @@ pub const VERSION_1: u8 = 1;
 /// The record version this engine writes: chunks of [`CHUNK_SIZE`] bytes.
 pub const VERSION_2: u8 = 2;
 /// Plaintext bytes per chunk of the records this engine writes (the last chunk may be shorter, or empty for an
-/// empty answer). A page or a singular read opens the chunks covering its bytes, a few kilobytes: opening a 16 KiB
-/// chunk takes about 2 µs, a 64 KiB one (version 1) 7 µs, and a whole answer opens as fast either way.
+/// empty answer). A page or a singular read opens the chunks covering its bytes, a few kilobytes: a 16 KiB chunk
+/// opens in about a quarter of a 64 KiB one's time (version 1), and a whole answer opens as fast either way.
 pub const CHUNK_SIZE: usize = 16 * 1024;
 /// Plaintext bytes per chunk of a version 1 record.
 pub const V1_CHUNK_SIZE: usize = 64 * 1024;
@@ -63,7 +63,7 @@ pub fn chunk_size_of(version: u8) -> Option<usize> {
 }
 
 /// Answers at least this large are decrypted on two threads (half the chunks each). Below it, starting a thread (and
-/// waiting for a core on a busy machine) cost more than it saved: at 1 MB, first queries measured slower.
+/// waiting for a core on a busy machine) cost first queries more than it saved.
 const PARALLEL_OPEN_BYTES: usize = 4 << 20;
 /// AES-GCM tag bytes after each chunk's ciphertext.
 pub const TAG_LEN: usize = 16;
@@ -169,9 +169,7 @@ fn seal_version(
 
 /// [`seal_in_place`] with a given nonce prefix (known-answer tests only). Chunks are handled from the last: chunk
 /// `i` moves from `i * CHUNK_SIZE` to `HEADER_LEN + i * (CHUNK_SIZE + TAG_LEN)`, never below where it was, and its
-/// record ends where chunk `i + 1`'s begins, so nothing still to be read is overwritten. Past
-/// `PARALLEL_SEAL_BYTES` (4 MiB) the second half of the chunks moves first and is encrypted on a second thread while this
-/// one moves and encrypts the first half: the halves then write disjoint parts of the buffer.
+/// record ends where chunk `i + 1`'s begins, so nothing still to be read is overwritten.
 pub fn seal_in_place_with_prefix(
   keys: &RecordKeys,
   mut buffer: Vec<u8>,
@@ -179,33 +177,11 @@ pub fn seal_in_place_with_prefix(
 ) -> CoreResult<Vec<u8>> {
   let plaintext_len = buffer.len();
   let (sealer, header, total) = ChunkSealer::new(keys, plaintext_len, prefix, VERSION_2)?;
-  let chunks = sealer.chunks;
   buffer.resize(total, 0);
-  let half = if plaintext_len < PARALLEL_SEAL_BYTES {
-    chunks
-  } else {
-    chunks / 2
-  };
-  if half < chunks {
-    for index in (half..chunks).rev() {
-      move_chunk(&mut buffer, index, plaintext_len);
-    }
-    let (low, high) = buffer.split_at_mut(record_offset(half));
-    on_two_threads(
-      || sealer.move_and_encrypt(low, half, plaintext_len),
-      high,
-      |high| sealer.encrypt_moved(high, half),
-      || CoreError::internal("Sealing failed."),
-    )?;
-  } else {
-    sealer.move_and_encrypt(&mut buffer, chunks, plaintext_len)?;
-  }
+  sealer.move_and_encrypt(&mut buffer, plaintext_len)?;
   buffer[..HEADER_LEN].copy_from_slice(&header.bytes);
   Ok(buffer)
 }
-
-/// Answers at least this large are sealed in place on two threads (see [`PARALLEL_OPEN_BYTES`]).
-const PARALLEL_SEAL_BYTES: usize = PARALLEL_OPEN_BYTES;
 
 /// Where chunk `index` of a record starts.
 fn record_offset(index: usize) -> usize {
@@ -274,29 +250,12 @@ impl<'a> ChunkSealer<'a> {
     Ok(())
   }
 
-  /// Moves chunks `0..count` (from the last) into `buffer`, the record's start, each encrypted where it lands.
-  fn move_and_encrypt(
-    &self,
-    buffer: &mut [u8],
-    count: usize,
-    plaintext_len: usize,
-  ) -> CoreResult<()> {
+  /// Moves every chunk (from the last) to its place in `buffer`, each encrypted where it lands.
+  fn move_and_encrypt(&self, buffer: &mut [u8], plaintext_len: usize) -> CoreResult<()> {
     let cipher = self.keys.cipher();
-    for index in (0..count).rev() {
+    for index in (0..self.chunks).rev() {
       let piece = move_chunk(buffer, index, plaintext_len);
       self.encrypt(&cipher, buffer, piece, index)?;
-    }
-    Ok(())
-  }
-
-  /// Encrypts the chunks from `first` on, already moved: `tail` is the record from chunk `first` to its end.
-  fn encrypt_moved(&self, tail: &mut [u8], first: usize) -> CoreResult<()> {
-    let cipher = self.keys.cipher();
-    let stride = CHUNK_SIZE + TAG_LEN;
-    for (offset, index) in (first..self.chunks).enumerate() {
-      let start = offset * stride;
-      let end = (start + stride).min(tail.len()) - TAG_LEN;
-      self.encrypt(&cipher, tail, start..end, index)?;
     }
     Ok(())
   }
@@ -496,7 +455,7 @@ impl<'a> ChunkOpener<'a> {
 
 /// Runs `here` on this thread while `work(there)` runs on a second one, and gives the first error (`here`'s, then
 /// the helper's; a helper that panicked gives `panicked()`). When no thread can be had, `work(there)` runs here
-/// afterwards. The halves of a seal or an open each go one way.
+/// afterwards. The halves of an open each go one way.
 fn on_two_threads<T: Send + ?Sized, E: Send>(
   here: impl FnOnce() -> Result<(), E>,
   there: &mut T,

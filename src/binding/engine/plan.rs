@@ -209,15 +209,13 @@ pub(super) fn beside_index<T: Send>(
   })
 }
 
-pub(super) fn fold_plan(
+/// The fold of the answer to keep, its canonical JSON and its path index (built beside the fold).
+fn fold_beside_index<'a>(
   settings: &FoldSettings,
-  kept: Kept<'_>,
-  kind: AnswerKind,
-  envelope: Envelope,
-  sealer: Option<Sealer<'_>>,
+  kept: Kept<'a>,
   threads: Threads,
-) -> CoreResult<FitPlan> {
-  let (folded, canonical, index) = match kept {
+) -> CoreResult<(FoldOutcome, Cow<'a, str>, Option<BuiltIndex>)> {
+  Ok(match kept {
     // Structured answers over the threshold fold: fold and index at once.
     Kept::Json(json) if json.len() > settings.threshold_bytes => {
       let (folded, index) = beside_index(
@@ -260,7 +258,18 @@ pub(super) fn fold_plan(
         whole => (whole, Cow::Borrowed(text), None),
       }
     }
-  };
+  })
+}
+
+pub(super) fn fold_plan(
+  settings: &FoldSettings,
+  kept: Kept<'_>,
+  kind: AnswerKind,
+  envelope: Envelope,
+  sealer: Option<Sealer<'_>>,
+  threads: Threads,
+) -> CoreResult<FitPlan> {
+  let (folded, canonical, index) = fold_beside_index(settings, kept, threads)?;
   let folded = match folded {
     FoldOutcome::Whole { bytes } => return Ok(pass("under-threshold", Some(bytes as u64))),
     FoldOutcome::Folded(folded) if fit::too_deep_to_query(&folded) => {
@@ -336,11 +345,5 @@ impl FitPlan {
   #[napi(getter)]
   pub fn folded_json(&self) -> Option<String> {
     self.data.as_ref().map(|data| data.folded_json.clone())
-  }
-
-  /// The handle the answer will be kept under, when folding.
-  #[napi(getter)]
-  pub fn handle(&self) -> Option<String> {
-    self.data.as_ref().map(|data| data.handle.clone())
   }
 }

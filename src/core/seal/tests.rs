@@ -550,9 +550,8 @@ fn sealing_in_place_writes_the_same_record() {
     CHUNK_SIZE,
     CHUNK_SIZE + 1,
     3 * CHUNK_SIZE + 5,
-    // Past the threshold where the halves are sealed on two threads: an odd and an even count of chunks, the last
-    // short or full.
-    super::PARALLEL_SEAL_BYTES,
+    // An odd and an even count of chunks, the last short or full.
+    256 * CHUNK_SIZE,
     64 * CHUNK_SIZE + 1,
     71 * CHUNK_SIZE + 123,
   ] {
