@@ -13,7 +13,6 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createResultHandles } from '../mcp.mjs';
 import { noSharedRedis, RespClient, startRestEndpoint, type RestEndpoint } from './setup/redis';
 import { skipReason } from './setup/skip';
-import { RespClient, startRestEndpoint, type RestEndpoint } from './setup/redis';
 import { testBindings } from './fixtures/test-bindings';
 
 const require = createRequire(import.meta.url);

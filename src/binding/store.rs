@@ -16,7 +16,6 @@ use crate::core::error::CoreResult;
 use crate::core::options::StoreSettings;
 use crate::core::seal::{Owner, ServerSecret};
 use crate::core::store::breaker::Transition;
-use crate::core::store::config::configuration_error;
 use crate::core::store::{self, HandleStore};
 
 /// Whether a store answers, for operators (`stats().store`).
